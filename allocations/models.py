@@ -1,0 +1,99 @@
+"""Consumers and what they hold.
+
+Projects, users and consumer types are created on first use by allocation
+writes; a consumer left without allocations is deleted (allocations.services).
+"""
+from django.db import models
+
+from providers.models import ResourceClass, ResourceProvider
+
+UNKNOWN_CONSUMER_TYPE = "unknown"
+
+
+class Project(models.Model):
+    external_id = models.CharField(max_length=255, unique=True)
+
+    class Meta:
+        db_table = "projects"
+
+    def __str__(self):
+        return self.external_id
+
+
+class User(models.Model):
+    external_id = models.CharField(max_length=255, unique=True)
+
+    class Meta:
+        db_table = "users"
+
+    def __str__(self):
+        return self.external_id
+
+
+class ConsumerType(models.Model):
+    name = models.CharField(max_length=255, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "consumer_types"
+
+    def __str__(self):
+        return self.name
+
+
+class Consumer(models.Model):
+    """The holder of allocations (an instance, a migration, a port ...)."""
+
+    uuid = models.CharField(max_length=36, unique=True)
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="consumers")
+    user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="consumers")
+    consumer_type = models.ForeignKey(
+        ConsumerType, null=True, blank=True, on_delete=models.PROTECT, related_name="consumers"
+    )
+    generation = models.IntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "consumers"
+        indexes = [
+            models.Index(fields=["project", "user"], name="consumer_project_user_idx"),
+        ]
+
+    def __str__(self):
+        return self.uuid
+
+    @property
+    def consumer_type_name(self):
+        return self.consumer_type.name if self.consumer_type_id else UNKNOWN_CONSUMER_TYPE
+
+
+class Allocation(models.Model):
+    """`used` units of one class that one consumer holds on one provider."""
+
+    provider = models.ForeignKey(
+        ResourceProvider, on_delete=models.PROTECT, related_name="allocations"
+    )
+    consumer = models.ForeignKey(Consumer, on_delete=models.CASCADE, related_name="allocations")
+    resource_class = models.ForeignKey(
+        ResourceClass, on_delete=models.PROTECT, related_name="allocations"
+    )
+    used = models.IntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "allocations"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["consumer", "provider", "resource_class"], name="uniq_allocation"
+            )
+        ]
+        indexes = [
+            # usage sums: WHERE provider_id = ? [AND resource_class_id = ?]
+            models.Index(fields=["provider", "resource_class", "used"], name="alloc_rp_rc_idx"),
+            models.Index(fields=["resource_class", "provider", "used"], name="alloc_rc_rp_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.consumer_id} {self.resource_class_id}={self.used}@{self.provider_id}"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CandidatesConfig(AppConfig):
+    name = "candidates"
+    verbose_name = "Allocation candidates"

@@ -1,0 +1,84 @@
+"""Placement's error codes and its error body, shared by every layer of the API."""
+import json
+from http import HTTPStatus
+
+from django.http import HttpResponse
+from django.utils.html import escape
+
+from placement_site.api.accept import acceptable, accepts_json
+
+# Error codes, verbatim from Placement (http.md §6.2).
+DEFAULT = "placement.undefined_code"
+CONCURRENT_UPDATE = "placement.concurrent_update"
+DUPLICATE_NAME = "placement.duplicate_name"
+INVENTORY_INUSE = "placement.inventory.inuse"
+PROVIDER_IN_USE = "placement.resource_provider.inuse"
+PROVIDER_CANNOT_DELETE_PARENT = "placement.resource_provider.cannot_delete_parent"
+RESOURCE_PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
+QUERYPARAM_DUPLICATE_KEY = "placement.query.duplicate_key"
+QUERYPARAM_BAD_VALUE = "placement.query.bad_value"
+QUERYPARAM_MISSING_VALUE = "placement.query.missing_value"
+
+CODE_MIN_VERSION = (1, 23)
+
+# The generic first paragraph of `detail`, as webob writes it for each status.
+_EXPLANATIONS = {
+    400: "The server could not comply with the request since it is either malformed "
+         "or otherwise incorrect.",
+    401: "This server could not verify that you are authorized to access the document "
+         "you requested.",
+    403: "Access was denied to this resource.",
+    404: "The resource could not be found.",
+    405: "The server could not comply with the request since it is either malformed "
+         "or otherwise incorrect.",
+    406: "The resource could not be generated that was acceptable to your user agent.",
+    409: "There was a conflict when trying to complete your request.",
+    415: "The request media type is not supported by this server.",
+    500: "The server has either erred or is incapable of performing the requested "
+         "operation.",
+}
+
+
+def error_body(status, detail, request_id, code=None, version=None, extra=None):
+    """The {"errors": [...]} document; `code` is shown only from microversion 1.23."""
+    explanation = _EXPLANATIONS.get(status, "")
+    text = f"{explanation}\n\n {detail}  " if detail else explanation
+    error = {
+        "status": status,
+        "title": HTTPStatus(status).phrase,
+        "detail": text,
+        "request_id": request_id,
+    }
+    if version is not None and version >= CODE_MIN_VERSION:
+        error["code"] = code or DEFAULT
+    if extra:
+        error.update(extra)
+    return {"errors": [error]}
+
+
+def error_response(request, status, detail, code=None, headers=None, extra=None):
+    """A Django response carrying Placement's JSON error body."""
+    body = error_body(
+        status,
+        detail,
+        getattr(request, "request_id", ""),
+        code=code,
+        version=getattr(request, "placement_version", None),
+        extra=extra,
+    )
+    accept = request.headers.get("Accept", "") if request is not None else ""
+    if accepts_json(accept):
+        response = HttpResponse(json.dumps(body), status=status,
+                                content_type="application/json")
+    else:
+        # A client that refuses JSON gets the error as HTML or text (http.md §6.4).
+        error = body["errors"][0]
+        text = f"{status} {error['title']}\n\n{error['detail']}"
+        if acceptable(accept, "text/html"):
+            response = HttpResponse(f"<html><body><h1>{escape(text)}</h1></body></html>",
+                                    status=status, content_type="text/html; charset=UTF-8")
+        else:
+            response = HttpResponse(text, status=status, content_type="text/plain; charset=UTF-8")
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response

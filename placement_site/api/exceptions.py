@@ -1,0 +1,98 @@
+"""The one place that turns exceptions into Placement error responses.
+
+Services raise PlacementError subclasses (status + code + message); views
+never build error responses themselves.
+"""
+import logging
+
+from django.db import OperationalError
+from django.http import Http404
+from rest_framework import exceptions as drf_exceptions
+
+from placement_site.api import errors
+
+LOG = logging.getLogger(__name__)
+
+
+class PlacementError(Exception):
+    """Base for errors that map to one HTTP status and one Placement code."""
+
+    status = 400
+    code = errors.DEFAULT
+
+    def __init__(self, detail="", code=None, status=None, headers=None):
+        super().__init__(detail)
+        self.detail = detail
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+        self.headers = headers or {}
+
+
+class BadRequest(PlacementError):
+    status = 400
+
+
+class NotFound(PlacementError):
+    status = 404
+
+
+class Conflict(PlacementError):
+    status = 409
+
+
+class Forbidden(PlacementError):
+    status = 403
+
+
+class NotAcceptable(PlacementError):
+    status = 406
+
+
+class UnsupportedMediaType(PlacementError):
+    status = 415
+
+
+class MethodNotAllowed(PlacementError):
+    status = 405
+
+
+class ConcurrentUpdate(Conflict):
+    code = errors.CONCURRENT_UPDATE
+
+
+def _is_database_locked(exc):
+    return "locked" in str(exc).lower() or "busy" in str(exc).lower()
+
+
+def exception_response(request, exc):
+    """Map any exception raised while serving the API to a response, or None."""
+    if isinstance(exc, PlacementError):
+        return errors.error_response(
+            request, exc.status, exc.detail, code=exc.code, headers=exc.headers
+        )
+    if isinstance(exc, Http404):
+        return errors.error_response(request, 404, str(exc) or "")
+    if isinstance(exc, drf_exceptions.MethodNotAllowed):
+        return errors.error_response(
+            request, 405, f"The method {request.method} is not allowed for this resource."
+        )
+    if isinstance(exc, drf_exceptions.APIException):
+        return errors.error_response(request, exc.status_code, str(exc.detail))
+    if isinstance(exc, OperationalError) and _is_database_locked(exc):
+        # SQLite's busy timeout ran out: another writer held the lock too long.
+        return errors.error_response(
+            request, 409, "The database is busy with another update; please retry.",
+            code=errors.CONCURRENT_UPDATE,
+        )
+    return None
+
+
+def exception_handler(exc, context):
+    """DRF EXCEPTION_HANDLER."""
+    request = context["request"]._request if "request" in context else None
+    response = exception_response(request, exc)
+    if response is None:
+        return None  # let the middleware turn it into Placement's 500
+    return response

@@ -1,0 +1,180 @@
+"""Cross-cutting request handling, in Placement's order (http.md §1):
+request id -> CORS -> authentication -> microversion -> body framing.
+
+Django's own pages (admin, operator UI, static files) bypass the Placement
+stages after the request id.
+"""
+import json
+import logging
+import uuid
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.utils.cache import patch_vary_headers
+
+from placement_site.api import errors, microversion
+from placement_site.api.auth import RequestContext, authenticate
+from placement_site.api.exceptions import exception_response
+
+LOG = logging.getLogger(__name__)
+
+REQUEST_ID_HEADER = "x-openstack-request-id"
+
+
+def is_api_path(path):
+    return not path.startswith(settings.PLACEMENT_NON_API_PREFIXES)
+
+
+def is_root_path(path):
+    return path in ("", "/")
+
+
+class RequestIdMiddleware:
+    """Give every request a fresh req-<uuid4> id and echo it on every response."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        request.request_id = f"req-{uuid.uuid4()}"
+        response = self.get_response(request)
+        response[REQUEST_ID_HEADER] = request.request_id
+        return response
+
+
+class CorsMiddleware:
+    """oslo.middleware-style CORS, active only when origins are configured."""
+
+    ALLOW_METHODS = "GET, PUT, POST, DELETE, PATCH"
+    EXPOSE_HEADERS = ("X-Auth-Token, X-Openstack-Request-Id, X-Subject-Token, "
+                      "X-Service-Token, OpenStack-API-Version")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        origins = settings.PLACEMENT_CORS_ALLOWED_ORIGINS
+        origin = request.headers.get("Origin")
+        if not origins or not origin:
+            return self.get_response(request)
+        if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+            return self._preflight(request, origin, origins)
+        response = self.get_response(request)
+        if origin in origins:
+            response["Access-Control-Allow-Origin"] = origin
+            response["Access-Control-Allow-Credentials"] = "true"
+            response["Access-Control-Expose-Headers"] = self.EXPOSE_HEADERS
+            patch_vary_headers(response, ["Origin"])
+        return response
+
+    def _preflight(self, request, origin, origins):
+        response = HttpResponse(status=200)
+        if origin not in origins:
+            return response
+        method = request.headers.get("Access-Control-Request-Method", "")
+        if method.upper() not in self.ALLOW_METHODS.split(", "):
+            return response
+        allowed = {h.lower() for h in settings.PLACEMENT_CORS_ALLOW_HEADERS}
+        asked = [h.strip() for h in request.headers.get(
+            "Access-Control-Request-Headers", "").split(",") if h.strip()]
+        if any(h.lower() not in allowed for h in asked):
+            return response
+        response["Access-Control-Allow-Origin"] = origin
+        response["Access-Control-Allow-Credentials"] = "true"
+        response["Access-Control-Max-Age"] = "3600"
+        response["Access-Control-Allow-Methods"] = method.upper()
+        if asked:
+            response["Access-Control-Allow-Headers"] = ",".join(asked)
+        patch_vary_headers(response, ["Origin"])
+        return response
+
+
+class PlacementAuthMiddleware:
+    """Build request.context (who is calling) or answer 401."""
+
+    UNAUTHORIZED_BODY = {
+        "message": "This server could not verify that you are authorized to access the "
+                   "document you requested. Either you supplied the wrong credentials "
+                   "(e.g., bad password), or your browser does not understand how to "
+                   "supply the credentials required.",
+        "code": "401 Unauthorized",
+        "title": "Unauthorized",
+    }
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_api_path(request.path):
+            return self.get_response(request)
+        context = authenticate(request, settings.PLACEMENT_AUTH_STRATEGY)
+        if context is None and not is_root_path(request.path):
+            return HttpResponse(
+                json.dumps(self.UNAUTHORIZED_BODY), status=401,
+                content_type="application/json",
+            )
+        request.context = context or RequestContext()
+        return self.get_response(request)
+
+
+class MicroversionMiddleware:
+    """Negotiate the microversion and stamp the version headers on the answer."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_api_path(request.path):
+            return self.get_response(request)
+        header = request.META.get("HTTP_OPENSTACK_API_VERSION", "")
+        try:
+            request.placement_version = microversion.negotiate(header)
+        except microversion.InvalidVersion as exc:
+            return errors.error_response(request, 400, f"Invalid microversion: {exc}")
+        except microversion.UnacceptableVersion as exc:
+            return errors.error_response(
+                request, 406, f"Invalid microversion: {exc}",
+                extra={"max_version": str(microversion.MAX),
+                       "min_version": str(microversion.MIN)},
+            )
+        response = self.get_response(request)
+        if response.status_code != 500:
+            response[microversion.HEADER] = (
+                f"{microversion.SERVICE_TYPE} {request.placement_version}")
+            patch_vary_headers(response, [microversion.HEADER.lower()])
+        return response
+
+
+class BodyFramingMiddleware:
+    """Content-Length must be an integer; a body needs a Content-Type."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_api_path(request.path):
+            return self.get_response(request)
+        length = request.META.get("CONTENT_LENGTH")
+        if length not in (None, ""):
+            try:
+                length = int(length)
+            except ValueError:
+                return errors.error_response(
+                    request, 400, "content-length header must be an integer")
+            if length > 0 and not request.META.get("CONTENT_TYPE"):
+                return errors.error_response(
+                    request, 400, "content-type header required when content-length > 0")
+        return self.get_response(request)
+
+    def process_exception(self, request, exc):
+        """Last resort for the API: known errors in Placement form, else a JSON 500."""
+        if not is_api_path(request.path):
+            return None
+        response = exception_response(request, exc)
+        if response is not None:
+            return response
+        LOG.exception("Unexpected error serving %s %s", request.method, request.path)
+        version = getattr(request, "placement_version", None)
+        body = errors.error_body(500, f"{type(exc).__name__}: {exc}",
+                                 getattr(request, "request_id", ""), version=version)
+        return HttpResponse(json.dumps(body), status=500, content_type="application/json")

@@ -1,0 +1,175 @@
+"""The base viewset every Placement endpoint derives from.
+
+Each action is declared with @endpoint(...), which states what Placement
+checks before the handler runs, in Placement's order: microversion gating
+(404), Accept (406) or Content-Type (415), then the policy rule (403).
+Handlers then parse their body/query with json_body()/query_params().
+"""
+import json
+import uuid
+from datetime import timezone as dt_timezone
+from email.utils import format_datetime
+from functools import wraps
+
+import jsonschema
+from django.urls import get_script_prefix
+from django.utils import timezone
+from rest_framework import viewsets
+from rest_framework.response import Response
+
+from placement_site.api import policy
+from placement_site.api.accept import accepts_json
+from placement_site.api.exceptions import (
+    BadRequest,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotFound,
+    UnsupportedMediaType,
+)
+
+CACHE_HEADERS_MIN_VERSION = (1, 15)
+
+
+def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
+             content_type=False, media_first=False, gate_status=404):
+    """Declare an action's pre-checks. See the module docstring for the order."""
+
+    def decorate(handler):
+        @wraps(handler)
+        def wrapper(self, request, *args, **kwargs):
+            version = request.version
+            if media_first:
+                self._check_media(request, accept, content_type)
+            if not version.matches(min_version, max_version):
+                if gate_status == 405:
+                    raise MethodNotAllowed(
+                        f"The method {request.method} is not allowed for this resource.")
+                raise NotFound("The resource could not be found.")
+            if not media_first:
+                self._check_media(request, accept, content_type)
+            if policy_rule:
+                policy.authorize(request, policy_rule)
+            return handler(self, request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+class PlacementViewSet(viewsets.ViewSet):
+    """Explicit-method viewset; the URL table passes `allow` in Placement's order."""
+
+    allow = ""
+
+    @property
+    def default_response_headers(self):
+        return {}  # DRF would add Allow to every response; Placement sends it on 405 only
+
+    # HEAD and OPTIONS are never Placement methods (CORS pre-flight is answered earlier).
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method in ("HEAD", "OPTIONS"):
+            self.http_method_not_allowed(request)
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        raise MethodNotAllowed(
+            f"The method {request.method} is not allowed for this resource.",
+            headers={"Allow": self.allow},
+        )
+
+    def options(self, request, *args, **kwargs):
+        self.http_method_not_allowed(request)
+
+    @staticmethod
+    def _check_media(request, accept, content_type):
+        if accept and not accepts_json(request.headers.get("Accept", "")):
+            raise NotAcceptable("Only application/json is provided")
+        if content_type:
+            raw = request.META.get("CONTENT_TYPE") or ""
+            media = raw.split(";")[0].strip().lower()
+            if media != "application/json":
+                shown = raw.split(";")[0].strip() or "None"
+                raise UnsupportedMediaType(
+                    f"The media type {shown} is not supported, use application/json")
+
+    # --- request parsing ------------------------------------------------------
+
+    @staticmethod
+    def json_body(request, schema=None):
+        """Decode the JSON body and validate it against `schema` (400 on failure)."""
+        try:
+            data = json.loads(request.body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise BadRequest(f"Malformed JSON: {exc}")
+        if schema is not None:
+            validate(data, schema, "JSON does not validate: ")
+        return data
+
+    @staticmethod
+    def query_params(request, schema=None):
+        """Last value of each query parameter, validated against `schema`."""
+        params = {key: request.GET.getlist(key)[-1] for key in request.GET}
+        if schema is not None:
+            validate(params, schema, "Invalid query string parameters: ")
+        return params
+
+    # --- response helpers -----------------------------------------------------
+
+    @staticmethod
+    def href(path):
+        """A link relative to where the service is mounted."""
+        return get_script_prefix().rstrip("/") + path
+
+    def location(self, request, path):
+        return request.build_absolute_uri(self.href(path))
+
+    @staticmethod
+    def cache_headers(request, response, last_modified=None, omit_last_modified=False):
+        """Last-Modified and Cache-Control: no-cache from 1.15 (http.md §7)."""
+        if request.version < CACHE_HEADERS_MIN_VERSION:
+            return response
+        response["Cache-Control"] = "no-cache"
+        if not omit_last_modified:
+            when = last_modified or timezone.now()
+            response["Last-Modified"] = format_datetime(
+                when.astimezone(dt_timezone.utc).replace(microsecond=0), usegmt=True)
+        return response
+
+    @staticmethod
+    def no_content(status=204, headers=None):
+        response = Response(status=status)
+        for name, value in (headers or {}).items():
+            response[name] = value
+        return response
+
+
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+@_FORMAT_CHECKER.checks("uuid")
+def is_uuid_like(value):
+    """Placement's "uuid-like" (README conventions): what uuid.UUID() accepts, exactly."""
+    if not isinstance(value, str):
+        return True
+    try:
+        parsed = uuid.UUID(value)
+    except ValueError:
+        return False
+    bare = value.lower()
+    for junk in ("urn:", "uuid:", "{", "}", "-"):
+        bare = bare.replace(junk, "")
+    return parsed.hex == bare
+
+
+def validate(data, schema, prefix):
+    """jsonschema validation with Placement's 400 message prefix."""
+    try:
+        jsonschema.validate(data, schema, format_checker=_FORMAT_CHECKER)
+    except jsonschema.ValidationError as exc:
+        raise BadRequest(f"{prefix}{exc}")
+
+
+def latest(*moments):
+    """The newest of some datetimes, ignoring None; None when there are none."""
+    present = [m for m in moments if m is not None]
+    return max(present) if present else None

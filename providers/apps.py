@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class ProvidersConfig(AppConfig):
+    name = "providers"
+    verbose_name = "Resource providers"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        # Standard traits and classes must exist after every `migrate`, including
+        # after an os-traits / os-resource-classes upgrade that adds names.
+        post_migrate.connect(_sync_standard_after_migrate, sender=self)
+
+
+def _sync_standard_after_migrate(**kwargs):
+    from providers.standard import sync_standard_names
+
+    sync_standard_names(using=kwargs.get("using", "default"))

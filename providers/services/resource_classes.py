@@ -1,0 +1,64 @@
+"""Writes to resource classes."""
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from providers import exceptions
+from providers.models import Inventory, ResourceClass
+from providers.standard import is_standard_resource_class
+
+
+def resource_class_create(*, name):
+    """Create a custom class. Raises ResourceClassExists."""
+    try:
+        with transaction.atomic():
+            return ResourceClass.objects.create(name=name)
+    except IntegrityError:
+        raise exceptions.ResourceClassExists(
+            f"Conflicting resource class already exists: {name}")
+
+
+def resource_class_ensure(*, name):
+    """Create a custom class unless it exists. Returns (resource_class, created)."""
+    existing = ResourceClass.objects.filter(name=name).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            return ResourceClass.objects.create(name=name), True
+    except IntegrityError:  # created concurrently: that is "already there"
+        return ResourceClass.objects.get(name=name), False
+
+
+def resource_class_rename(*, name, new_name):
+    """Rename a custom class (microversions 1.2-1.6)."""
+    with transaction.atomic():
+        rc = ResourceClass.objects.select_for_update().filter(name=name).first()
+        if rc is None:
+            raise exceptions.ResourceClassNotFound(name)
+        if is_standard_resource_class(name):
+            raise exceptions.CannotChangeStandard(f"Cannot update standard resource class {name}")
+        if ResourceClass.objects.filter(name=new_name).exclude(pk=rc.pk).exists():
+            raise exceptions.ResourceClassExists(f"Resource class already exists: {new_name}")
+        rc.name = new_name
+        rc.updated_at = timezone.now()
+        try:
+            with transaction.atomic():
+                rc.save(update_fields=["name", "updated_at"])
+        except IntegrityError:
+            raise exceptions.ResourceClassExists(f"Resource class already exists: {new_name}")
+        return rc
+
+
+def resource_class_delete(*, name):
+    with transaction.atomic():
+        rc = ResourceClass.objects.select_for_update().filter(name=name).first()
+        if rc is None:
+            raise exceptions.ResourceClassNotFound(name)
+        if is_standard_resource_class(name):
+            raise exceptions.CannotChangeStandard(
+                f"Error in delete resource class: Cannot delete standard resource class {name}.")
+        if Inventory.objects.filter(resource_class=rc).exists():
+            raise exceptions.ResourceClassInUse(
+                f"Error in delete resource class: Cannot delete resource class {name}. "
+                "Class is in use in inventory.")
+        rc.delete()
