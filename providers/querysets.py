@@ -1,0 +1,164 @@
+"""Reusable provider predicates: they build queries and decide nothing.
+
+Used by providers.selectors (GET /resource_providers) and by the allocation
+candidates engine. Every filter only narrows what it is given.
+
+Two flavours:
+
+* ``*_ids(...)`` return a ``values_list("provider_id", flat=True)`` QuerySet of
+  provider ids, usable as a subquery (``id__in=...``) or evaluated into a
+  set (``set(qs)``) by the engine;
+* the other functions take a ResourceProvider QuerySet and return it
+  narrowed (they are thin wrappers over the ``*_ids`` subqueries).
+
+Identifiers: resource classes and traits are passed as database ids (the
+caller resolves names first, because unknown names are API errors);
+aggregates are passed as uuid strings (an unknown aggregate simply matches
+nothing, and stored aggregate ids are compared as exact strings).
+
+Signatures
+----------
+capacity_provider_ids(rc_id, amount) -> QuerySet[int]
+    Providers where ``amount`` of class ``rc_id`` fits right now:
+    inventory exists, ``min_unit <= amount <= max_unit``,
+    ``amount % step_size == 0`` and
+    ``used + amount <= (total - reserved) * allocation_ratio``.
+with_capacity(qs, amounts: Mapping[rc_id, int]) -> qs
+    ANDs ``capacity_provider_ids`` for every class.
+providers_with_all_traits_ids(trait_ids) / with_all_traits(qs, trait_ids)
+providers_with_any_traits_ids(trait_ids) / with_any_traits(qs, trait_ids)
+without_traits(qs, trait_ids)          — none of them
+with_trait_sets(qs, any_of_sets)       — at least one of every set (ANDed)
+providers_in_aggregates_ids(agg_uuids) — member of at least one of them
+member_of(qs, any_of_sets)             — at least one aggregate of every set
+not_member_of(qs, agg_uuids)           — member of none of them
+in_tree(qs, root_id)                   — providers whose root is ``root_id``
+usage_subquery(rc_id, provider_ref)    — SUM(used) of one class on the provider
+                                         referenced by ``provider_ref`` (OuterRef)
+"""
+from django.db.models import Count, F, FloatField, IntegerField, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Cast, Coalesce, Mod
+
+from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+
+
+def _allocation_model():
+    # providers must not import allocations (imports go providers <- allocations);
+    # reach the Allocation model through the reverse relation instead.
+    return ResourceProvider._meta.get_field("allocations").related_model
+
+
+def usage_subquery(rc_id, provider_ref=None):
+    """SUM(allocations.used) for class `rc_id` on the provider `provider_ref` (0 if none).
+
+    `provider_ref` defaults to OuterRef("provider_id") (for use on Inventory rows).
+    """
+    Allocation = _allocation_model()
+    provider_ref = provider_ref if provider_ref is not None else OuterRef("provider_id")
+    used = (Allocation.objects
+            .filter(provider_id=provider_ref, resource_class_id=rc_id)
+            .order_by()
+            .values("provider_id")
+            .annotate(total_used=Sum("used"))
+            .values("total_used")[:1])
+    return Coalesce(Subquery(used, output_field=IntegerField()), Value(0))
+
+
+def capacity_provider_ids(rc_id, amount):
+    """Ids of providers to which `amount` of class `rc_id` fits now (see module doc).
+
+    SQL shape:
+        SELECT provider_id FROM inventories
+        WHERE resource_class_id = %s AND min_unit <= %s AND max_unit >= %s
+          AND MOD(%s, step_size) = 0
+          AND COALESCE((SELECT SUM(used) FROM allocations a
+                        WHERE a.provider_id = inventories.provider_id
+                          AND a.resource_class_id = %s), 0) + %s
+              <= (total - reserved) * allocation_ratio
+    """
+    return (Inventory.objects
+            .filter(resource_class_id=rc_id, min_unit__lte=amount, max_unit__gte=amount)
+            .annotate(
+                _step_rest=Mod(Value(amount), F("step_size"), output_field=IntegerField()),
+                _after=Cast(usage_subquery(rc_id) + Value(amount), FloatField()),
+                _capacity=Cast(F("total") - F("reserved"), FloatField())
+                * F("allocation_ratio"),
+            )
+            .filter(_step_rest=0, _after__lte=F("_capacity"))
+            .values_list("provider_id", flat=True))
+
+
+def with_capacity(qs, amounts):
+    """Narrow `qs` to providers where every {rc_id: amount} fits (each on its own)."""
+    for rc_id, amount in amounts.items():
+        qs = qs.filter(id__in=capacity_provider_ids(rc_id, amount))
+    return qs
+
+
+def providers_with_all_traits_ids(trait_ids):
+    """Ids of providers that have every trait in `trait_ids` (non-empty)."""
+    trait_ids = set(trait_ids)
+    return (ProviderTrait.objects
+            .filter(trait_id__in=trait_ids)
+            .order_by()
+            .values("provider_id")
+            .annotate(_n=Count("trait_id"))
+            .filter(_n=len(trait_ids))
+            .values_list("provider_id", flat=True))
+
+
+def providers_with_any_traits_ids(trait_ids):
+    """Ids of providers that have at least one trait in `trait_ids`."""
+    return (ProviderTrait.objects
+            .filter(trait_id__in=set(trait_ids))
+            .values_list("provider_id", flat=True))
+
+
+def with_all_traits(qs, trait_ids):
+    if not trait_ids:
+        return qs
+    return qs.filter(id__in=providers_with_all_traits_ids(trait_ids))
+
+
+def with_any_traits(qs, trait_ids):
+    return qs.filter(id__in=providers_with_any_traits_ids(trait_ids))
+
+
+def without_traits(qs, trait_ids):
+    if not trait_ids:
+        return qs
+    return qs.exclude(id__in=providers_with_any_traits_ids(trait_ids))
+
+
+def with_trait_sets(qs, any_of_sets):
+    """At least one trait id of every set in `any_of_sets` (sets are ANDed)."""
+    for trait_ids in any_of_sets:
+        qs = with_any_traits(qs, trait_ids)
+    return qs
+
+
+def providers_in_aggregates_ids(aggregate_uuids):
+    """Ids of providers associated with at least one of `aggregate_uuids` (exact strings)."""
+    return (ProviderAggregate.objects
+            .filter(aggregate__uuid__in=set(aggregate_uuids))
+            .values_list("provider_id", flat=True))
+
+
+def member_of(qs, any_of_sets):
+    """Providers in at least one aggregate of every set (sets are ANDed)."""
+    for aggregate_uuids in any_of_sets:
+        qs = qs.filter(id__in=providers_in_aggregates_ids(aggregate_uuids))
+    return qs
+
+
+def not_member_of(qs, aggregate_uuids):
+    """Providers in none of `aggregate_uuids`."""
+    if not aggregate_uuids:
+        return qs
+    return qs.exclude(id__in=providers_in_aggregates_ids(aggregate_uuids))
+
+
+def in_tree(qs, root_id):
+    """Providers of the tree whose root provider id is `root_id`."""
+    return qs.filter(root_id=root_id)
+
