@@ -33,7 +33,7 @@ class PlacementClient:
             extra[key] = value
         data = raw if raw is not None else (json.dumps(body) if body is not None else "")
         kwargs = {"data": data}
-        if data != "" or content_type != "application/json":
+        if raw is not None or body is not None or content_type != "application/json":
             kwargs["content_type"] = content_type
         return self.client.generic(method, path, **kwargs, **extra)
 
