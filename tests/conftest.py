@@ -35,6 +35,8 @@ class PlacementClient:
         kwargs = {"data": data}
         if raw is not None or body is not None or content_type != "application/json":
             kwargs["content_type"] = content_type
+            if data == "":  # Django only sends Content-Type along with a body
+                extra.setdefault("CONTENT_TYPE", content_type)
         return self.client.generic(method, path, **kwargs, **extra)
 
     def get(self, path, **kw):
