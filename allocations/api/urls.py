@@ -1,1 +1,17 @@
-urlpatterns = []
+from allocations.api.views.allocations import AllocationViewSet
+from allocations.api.views.usages import (
+    ProviderAllocationsViewSet,
+    ProviderUsagesViewSet,
+    UsagesViewSet,
+)
+from placement_site.api.routes import route
+
+urlpatterns = [
+    route("allocations", AllocationViewSet, {"post": "create"}),
+    route("allocations/<str:consumer_uuid>", AllocationViewSet,
+          {"get": "retrieve", "put": "update", "delete": "destroy"}),
+    route("resource_providers/<str:uuid>/allocations", ProviderAllocationsViewSet,
+          {"get": "list"}),
+    route("resource_providers/<str:uuid>/usages", ProviderUsagesViewSet, {"get": "list"}),
+    route("usages", UsagesViewSet, {"get": "list"}),
+]

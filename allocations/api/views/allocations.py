@@ -1,0 +1,71 @@
+"""/allocations/{consumer_uuid} and POST /allocations (allocations.md §2-§5)."""
+from django.conf import settings
+from rest_framework.response import Response
+
+from allocations import rules, selectors, services
+from allocations.api import schemas
+from placement_site.api.viewsets import PlacementViewSet, endpoint
+
+
+class AllocationViewSet(PlacementViewSet):
+
+    @endpoint("placement:allocations:list", accept=True)
+    def retrieve(self, request, consumer_uuid):
+        found = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
+        body = {"allocations": found.allocations}
+        if found.allocations:
+            if request.version >= (1, 12):
+                body["project_id"] = found.project_id
+                body["user_id"] = found.user_id
+            if request.version >= (1, 28):
+                body["consumer_generation"] = found.generation
+            if request.version >= (1, 38):
+                body["consumer_type"] = found.consumer_type
+        return self.cache_headers(request, Response(body), found.last_modified)
+
+    @endpoint("placement:allocations:update", content_type=True)
+    def update(self, request, consumer_uuid):
+        consumer_uuid = rules.canonical_consumer_uuid(consumer_uuid)
+        data = self.json_body(request, schemas.put_schema(request.version))
+        wanted = consumer_request(request.version, consumer_uuid, data)
+        services.allocations_replace(
+            consumers=[wanted], on_unknown_class=services.put_unknown_class(consumer_uuid))
+        return self.no_content()
+
+    @endpoint("placement:allocations:delete")
+    def destroy(self, request, consumer_uuid):
+        services.allocations_delete(consumer_uuid=consumer_uuid)
+        return self.no_content()
+
+    @endpoint("placement:allocations:manage", min_version=(1, 13), content_type=True)
+    def create(self, request):
+        data = self.json_body(request, schemas.post_schema(request.version))
+        wanted = [consumer_request(request.version, consumer_uuid, body)
+                  for consumer_uuid, body in data.items()]
+        services.allocations_replace(
+            consumers=wanted, on_unknown_class=services.post_unknown_class)
+        return self.no_content()
+
+
+def consumer_request(version, consumer_uuid, data):
+    """One consumer's validated body (any microversion's form) -> ConsumerAllocations."""
+    if version >= (1, 12):
+        allocations = {rp_uuid: entry["resources"]
+                       for rp_uuid, entry in data["allocations"].items()}
+    else:
+        # List form: a provider named twice keeps its later entry.
+        allocations = {item["resource_provider"]["uuid"]: item["resources"]
+                       for item in data["allocations"]}
+    if version >= (1, 8):
+        project_id, user_id = data["project_id"], data["user_id"]
+    else:
+        project_id = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
+        user_id = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
+    return services.ConsumerAllocations(
+        consumer_uuid=consumer_uuid,
+        project_id=project_id,
+        user_id=user_id,
+        allocations=allocations,
+        consumer_type=data["consumer_type"] if version >= (1, 38) else None,
+        generation=data["consumer_generation"] if version >= (1, 28) else services.UNCHECKED,
+    )

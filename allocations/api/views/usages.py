@@ -1,0 +1,54 @@
+"""Provider allocations/usages and GET /usages (allocations.md §6, usages.md)."""
+from rest_framework.response import Response
+
+from allocations import selectors
+from allocations.api import schemas
+from allocations.exceptions import ProviderNotFoundForAllocations
+from placement_site.api import policy
+from placement_site.api.viewsets import PlacementViewSet, endpoint
+from providers.exceptions import ProviderNotFound
+
+
+class ProviderAllocationsViewSet(PlacementViewSet):
+
+    @endpoint("placement:resource_providers:allocations:list", accept=True)
+    def list(self, request, uuid):
+        provider = selectors.provider_get(uuid=uuid)
+        if provider is None:
+            raise ProviderNotFoundForAllocations(uuid)
+        allocations, last_modified = selectors.provider_allocations_list(
+            provider_id=provider["id"])
+        if request.version < (1, 28):
+            for entry in allocations.values():
+                del entry["consumer_generation"]
+        body = {"allocations": allocations,
+                "resource_provider_generation": provider["generation"]}
+        return self.cache_headers(request, Response(body), last_modified)
+
+
+class ProviderUsagesViewSet(PlacementViewSet):
+
+    @endpoint("placement:resource_providers:usages", accept=True)
+    def list(self, request, uuid):
+        provider = selectors.provider_get(uuid=uuid)
+        if provider is None:
+            raise ProviderNotFound(uuid)
+        body = {"resource_provider_generation": provider["generation"],
+                "usages": selectors.provider_usages(provider_id=provider["id"])}
+        return self.cache_headers(request, Response(body))
+
+
+class UsagesViewSet(PlacementViewSet):
+
+    # Policy is checked in the handler: its target is the queried project.
+    @endpoint(None, min_version=(1, 9), accept=True)
+    def list(self, request):
+        project_values = request.GET.getlist("project_id")
+        policy.authorize(request, "placement:usages",
+                         {"project_id": project_values[-1] if project_values else None})
+        params = self.query_params(request, schemas.usages_schema(request.version))
+        grouped = request.version >= (1, 38)
+        usages = selectors.usages_totals(
+            project_id=params["project_id"], user_id=params.get("user_id"),
+            consumer_type=params.get("consumer_type"), grouped=grouped)
+        return self.cache_headers(request, Response({"usages": usages}))

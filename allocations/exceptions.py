@@ -1,0 +1,97 @@
+"""Errors raised by allocations.services and selectors; api/exceptions.py renders them.
+
+Messages are Placement's wording (allocations.md §3.3, usages.md).
+"""
+from placement_site.api.exceptions import BadRequest, ConcurrentUpdate, Conflict, NotFound
+
+ALLOCATION_CONFLICT_PREFIX = "Inventory and/or allocations changed while attempting to allocate: "
+
+
+class MalformedConsumerUuid(BadRequest):
+    def __init__(self, value):
+        super().__init__(f"Malformed consumer_uuid: {value}")
+
+
+class ProviderDoesNotExist(BadRequest):
+    """A provider named in new allocations does not exist (checked before writing)."""
+
+    def __init__(self, uuid):
+        super().__init__(f"Allocation for resource provider '{uuid}' that does not exist.")
+
+
+class NoSuchResourceClass(BadRequest):
+    """A class named in the write set does not exist. PUT and POST word it differently."""
+
+    def __init__(self, name, consumer_uuid=None):
+        if consumer_uuid is not None:
+            detail = (f"Unable to allocate inventory for consumer {consumer_uuid}: "
+                      f"No such resource class {name}.")
+        else:
+            detail = f"Unable to allocate inventory No such resource class {name}."
+        super().__init__(detail)
+
+
+class InvalidInventory(Conflict):
+    """The provider has no inventory of the class(es). No specific error code."""
+
+    def __init__(self, classes, providers):
+        super().__init__(
+            f"Unable to allocate inventory: Inventory for '{classes}' on resource "
+            f"provider '{providers}' invalid.")
+
+
+class InvalidAllocationConstraints(Conflict):
+    def __init__(self, resource_class, provider_uuid):
+        super().__init__(
+            f"Unable to allocate inventory: Unable to create allocation for "
+            f"'{resource_class}' on resource provider '{provider_uuid}'. The requested "
+            f"amount would violate inventory constraints.")
+
+
+class CapacityExceeded(Conflict):
+    def __init__(self, resource_class, provider_uuid):
+        super().__init__(
+            f"Unable to allocate inventory: Unable to create allocation for "
+            f"'{resource_class}' on resource provider '{provider_uuid}'. The requested "
+            f"amount would exceed the capacity.")
+
+
+class ConsumerGenerationConflict(ConcurrentUpdate):
+    """The client's consumer_generation is not the consumer's current one (1.28+)."""
+
+    def __init__(self, expected, got):
+        expected_text = "null" if expected is None else expected
+        got_text = "None" if got is None else got
+        super().__init__(
+            f"consumer generation conflict - expected {expected_text} but got {got_text}")
+
+
+class AllocationWriteConflict(ConcurrentUpdate):
+    """A provider or consumer changed underneath an allocation write.
+
+    Raised by allocations_replace_in_transaction(); allocations_replace()
+    retries on it in a fresh transaction, and renders it as a 409
+    placement.concurrent_update once the retries are used up.
+    """
+
+    def __init__(self, reason="resource provider or consumer generation conflict"):
+        super().__init__(ALLOCATION_CONFLICT_PREFIX + reason)
+
+
+class ConsumerAllocationsNotFound(NotFound):
+    def __init__(self, consumer_uuid):
+        super().__init__(f"No allocations for consumer '{consumer_uuid}'")
+
+
+class ConsumerVanished(NotFound):
+    def __init__(self, consumer_uuid):
+        super().__init__(f"Allocation for consumer with id {consumer_uuid} not found.")
+
+
+class ProviderNotFoundForAllocations(NotFound):
+    """GET /resource_providers/{uuid}/allocations on an unknown provider."""
+
+    def __init__(self, uuid):
+        super().__init__(
+            f"Resource provider '{uuid}' not found: No resource provider with uuid "
+            f"{uuid} found")

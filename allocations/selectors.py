@@ -1,0 +1,127 @@
+"""Reads of allocations and usages (allocations.md §2, §6; usages.md)."""
+from dataclasses import dataclass
+
+from django.db.models import Count, Sum
+
+from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer
+from providers.models import Inventory, ResourceProvider
+
+
+@dataclass
+class ConsumerAllocationsView:
+    """A consumer's allocations grouped by provider (empty when it has none)."""
+
+    allocations: dict  # provider uuid -> {"generation": int, "resources": {rc: used}}
+    project_id: str | None = None
+    user_id: str | None = None
+    generation: int | None = None
+    consumer_type: str | None = None
+    last_modified: object = None
+
+
+def consumer_allocations_get(*, consumer_uuid):
+    """Allocations of the consumer with exactly this uuid string (no normalization)."""
+    rows = list(Allocation.objects.filter(consumer__uuid=consumer_uuid)
+                .values("provider__uuid", "provider__generation", "resource_class__name",
+                        "used", "created_at"))
+    if not rows:
+        return ConsumerAllocationsView(allocations={})
+    consumer = (Consumer.objects.filter(uuid=consumer_uuid)
+                .values("generation", "project__external_id", "user__external_id",
+                        "consumer_type__name").first())
+    allocations = {}
+    for row in rows:
+        entry = allocations.setdefault(
+            row["provider__uuid"], {"generation": row["provider__generation"], "resources": {}})
+        entry["resources"][row["resource_class__name"]] = row["used"]
+    return ConsumerAllocationsView(
+        allocations=allocations,
+        project_id=consumer["project__external_id"],
+        user_id=consumer["user__external_id"],
+        generation=consumer["generation"],
+        consumer_type=consumer["consumer_type__name"] or UNKNOWN_CONSUMER_TYPE,
+        last_modified=max(row["created_at"] for row in rows),
+    )
+
+
+def provider_get(*, uuid):
+    """The provider row (id, uuid, generation) or None."""
+    return ResourceProvider.objects.filter(uuid=uuid).values("id", "uuid", "generation").first()
+
+
+def provider_allocations_list(*, provider_id):
+    """({consumer uuid: {"resources": {...}, "consumer_generation": g}}, last_modified)."""
+    rows = (Allocation.objects.filter(provider_id=provider_id)
+            .values("consumer__uuid", "consumer__generation", "resource_class__name", "used",
+                    "created_at"))
+    allocations = {}
+    last_modified = None
+    for row in rows:
+        entry = allocations.setdefault(
+            row["consumer__uuid"],
+            {"resources": {}, "consumer_generation": row["consumer__generation"]})
+        entry["resources"][row["resource_class__name"]] = row["used"]
+        if last_modified is None or row["created_at"] > last_modified:
+            last_modified = row["created_at"]
+    return allocations, last_modified
+
+
+def provider_usages(*, provider_id):
+    """{resource class: used} for every class the provider has inventory of."""
+    usages = {name: 0 for name in Inventory.objects.filter(provider_id=provider_id)
+              .values_list("resource_class__name", flat=True)}
+    used = (Allocation.objects.filter(provider_id=provider_id)
+            .values("resource_class__name").annotate(used=Sum("used")).order_by())
+    for row in used:
+        if row["resource_class__name"] in usages:
+            usages[row["resource_class__name"]] = row["used"]
+    return usages
+
+
+ALL_TYPES = "all"
+
+
+def usages_totals(*, project_id, user_id=None, consumer_type=None, grouped=False):
+    """Usage sums of a project's (and optionally user's) consumers (GET /usages).
+
+    grouped=False (below 1.38): {rc: used}.
+    grouped=True (1.38+): {group: {"consumer_count": n, rc: used, ...}} where
+    group is the consumer type ("unknown" for untyped consumers); consumer_type
+    narrows to one group, "all" makes one group over every consumer and
+    "unknown" selects the untyped ones.
+    """
+    allocations = Allocation.objects.filter(consumer__project__external_id=project_id)
+    if user_id is not None:
+        allocations = allocations.filter(consumer__user__external_id=user_id)
+    if not grouped:
+        rows = allocations.values("resource_class__name").annotate(used=Sum("used")).order_by()
+        return {row["resource_class__name"]: row["used"] for row in rows}
+
+    if consumer_type == ALL_TYPES:
+        group_field = None
+    else:
+        group_field = "consumer__consumer_type__name"
+        if consumer_type == UNKNOWN_CONSUMER_TYPE:
+            allocations = allocations.filter(consumer__consumer_type__isnull=True)
+        elif consumer_type is not None:
+            allocations = allocations.filter(consumer__consumer_type__name=consumer_type)
+
+    def group_of(row):
+        if group_field is None:
+            return ALL_TYPES
+        return row[group_field] or UNKNOWN_CONSUMER_TYPE
+
+    group_by = [group_field] if group_field else []
+    usages = {}
+    for row in (allocations.values(*group_by, "resource_class__name")
+                .annotate(used=Sum("used")).order_by()):
+        usages.setdefault(group_of(row), {})[row["resource_class__name"]] = row["used"]
+    if group_by:
+        counts = (allocations.values(*group_by)
+                  .annotate(consumers=Count("consumer_id", distinct=True)).order_by())
+    else:
+        counts = [allocations.aggregate(consumers=Count("consumer_id", distinct=True))]
+    for row in counts:
+        if row["consumers"]:
+            usages.setdefault(group_of(row), {})["consumer_count"] = row["consumers"]
+    return usages

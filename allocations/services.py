@@ -1,0 +1,338 @@
+"""Writes to allocations and consumers (allocations.md §1, §3-§5).
+
+Public entry points:
+
+* allocations_replace(consumers=[ConsumerAllocations, ...], on_unknown_class=...)
+  -- PUT /allocations/{c} and POST /allocations. Owns its transaction and
+  retries internally on concurrent changes.
+* allocations_replace_in_transaction(...) -- the same write, for callers that
+  already hold a transaction (the reshaper); or its two halves
+  allocations_prepare(...) (read-only checks) and allocations_apply(plan)
+  (locks, capacity checks, writes) when other writes go between them.
+* allocations_delete(consumer_uuid=...) -- DELETE /allocations/{c}.
+
+Concurrency (PostgreSQL, several server processes): no table locks. Inside
+the transaction every touched provider row is locked in ascending id order
+(SELECT ... ORDER BY id FOR UPDATE) and its generation bumped with a
+compare-and-swap UPDATE; then projects/users/types, then the consumer rows
+(compare-and-swap on their generation, ascending uuid order). Only after
+those row locks are held are inventories and usages read (READ COMMITTED
+gives each statement a fresh snapshot), so the capacity check sees every
+committed competing write. Any detected conflict raises
+AllocationWriteConflict; allocations_replace() then starts over in a fresh
+transaction with fresh reads. The fixed lock order (providers -> projects ->
+users -> consumer types -> consumers -> allocation rows) avoids deadlocks.
+SQLite serialises writers with IMMEDIATE transactions instead.
+"""
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.models import Q, Sum
+from django.utils import timezone
+
+from allocations import exceptions, rules
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from providers.models import Inventory, ResourceClass, ResourceProvider
+
+LOG = logging.getLogger(__name__)
+
+UNCHECKED = object()  # consumer_generation not given (writes below microversion 1.28)
+
+
+@dataclass
+class ConsumerAllocations:
+    """The complete new allocation set of one consumer.
+
+    allocations: {provider_uuid: {resource_class_name: amount}}; {} removes all.
+    consumer_type: a type name, or None to leave an existing consumer's type
+        unchanged (new consumers are then untyped) -- writes below 1.38.
+    generation: UNCHECKED (below 1.28), None ("the consumer has no
+        allocations") or the consumer generation the client last saw.
+    """
+
+    consumer_uuid: str
+    project_id: str
+    user_id: str
+    allocations: dict
+    consumer_type: str | None = None
+    generation: object = UNCHECKED
+
+
+@dataclass
+class WritePlan:
+    """What allocations_prepare() read and checked; consumed by allocations_apply()."""
+
+    consumers: list
+    existing: dict  # consumer uuid -> {"id", "generation"}
+    records: list  # rules.WriteRecord in request order
+    resource_class_ids: dict = field(default_factory=dict)
+
+
+def post_unknown_class(name):
+    """The POST /allocations (and default) wording for an unknown class."""
+    return exceptions.NoSuchResourceClass(name)
+
+
+def put_unknown_class(consumer_uuid):
+    """The PUT /allocations/{c} wording, which names the consumer."""
+    return lambda name: exceptions.NoSuchResourceClass(name, consumer_uuid=consumer_uuid)
+
+
+def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
+    """Atomically give every consumer in `consumers` exactly its new allocations.
+
+    consumers: list of ConsumerAllocations, in request (body) order.
+    on_unknown_class: name -> exception for a resource class that does not exist.
+    Retries up to settings.PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT times in a
+    fresh transaction when a concurrent write is detected.
+    Raises ConsumerGenerationConflict, ProviderDoesNotExist, NoSuchResourceClass,
+    InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
+    AllocationWriteConflict (retries exhausted).
+    """
+    retries = max(0, settings.PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT)
+    for attempt in range(retries + 1):
+        try:
+            with transaction.atomic():
+                allocations_replace_in_transaction(
+                    consumers=consumers, on_unknown_class=on_unknown_class)
+            return
+        except exceptions.AllocationWriteConflict as exc:
+            conflict = exc
+        except IntegrityError as exc:  # a concurrent insert of the same consumer/allocation
+            conflict = exceptions.AllocationWriteConflict(str(exc).strip() or "integrity error")
+        except OperationalError as exc:
+            if "deadlock" not in str(exc).lower():
+                raise
+            conflict = exceptions.AllocationWriteConflict("deadlock detected")
+        LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.detail)
+        if attempt < retries:
+            # Small jitter so the losers of a race do not collide again in lock-step.
+            time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+    raise conflict
+
+
+def allocations_replace_in_transaction(*, consumers, on_unknown_class=post_unknown_class):
+    """allocations_replace() without its own transaction or retries.
+
+    Must run inside transaction.atomic(). Raises the same errors; on a
+    concurrent change AllocationWriteConflict (a 409 placement.concurrent_update),
+    after which the caller's transaction must be rolled back (and may be retried).
+    """
+    plan = allocations_prepare(consumers=consumers, on_unknown_class=on_unknown_class)
+    allocations_apply(plan)
+
+
+def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class):
+    """Read-only checks of an allocation write, in Placement's order.
+
+    1. consumer generations (body order; 409 ConsumerGenerationConflict),
+    2. every provider named in new allocations exists (400 ProviderDoesNotExist),
+    3. every resource class exists (400, on_unknown_class(name)).
+    Returns a WritePlan for allocations_apply() in the same transaction.
+    """
+    uuids = [c.consumer_uuid for c in consumers]
+    existing = {
+        row["uuid"]: row
+        for row in Consumer.objects.filter(uuid__in=uuids).values("id", "uuid", "generation")
+    }
+    for wanted in consumers:
+        if wanted.generation is UNCHECKED:
+            continue
+        current = existing.get(wanted.consumer_uuid)
+        current_generation = current["generation"] if current else None
+        if current_generation != wanted.generation:
+            raise exceptions.ConsumerGenerationConflict(current_generation, wanted.generation)
+
+    provider_uuids = list(dict.fromkeys(
+        rp_uuid for wanted in consumers for rp_uuid in wanted.allocations))
+    providers = dict(ResourceProvider.objects.filter(uuid__in=provider_uuids)
+                     .values_list("uuid", "id"))
+    for rp_uuid in provider_uuids:
+        if rp_uuid not in providers:
+            raise exceptions.ProviderDoesNotExist(rp_uuid)
+
+    class_names = list(dict.fromkeys(
+        name for wanted in consumers for resources in wanted.allocations.values()
+        for name in resources))
+    class_ids = dict(ResourceClass.objects.filter(name__in=class_names).values_list("name", "id"))
+    for name in class_names:
+        if name not in class_ids:
+            raise on_unknown_class(name)
+
+    # What the consumers sent with an empty allocations object hold now: those
+    # providers are touched too (records with amount 0).
+    clearing = [existing[c.consumer_uuid]["id"] for c in consumers
+                if not c.allocations and c.consumer_uuid in existing]
+    held = {}
+    for row in (Allocation.objects.filter(consumer_id__in=clearing)
+                .order_by("id")
+                .values("consumer__uuid", "provider_id", "provider__uuid",
+                        "resource_class_id", "resource_class__name")):
+        held.setdefault(row["consumer__uuid"], []).append(row)
+
+    records = []
+    for wanted in consumers:
+        if wanted.allocations:
+            for rp_uuid, resources in wanted.allocations.items():
+                for name, amount in resources.items():
+                    records.append(rules.WriteRecord(
+                        wanted.consumer_uuid, providers[rp_uuid], rp_uuid,
+                        class_ids[name], name, amount))
+        else:
+            for row in held.get(wanted.consumer_uuid, []):
+                records.append(rules.WriteRecord(
+                    wanted.consumer_uuid, row["provider_id"], row["provider__uuid"],
+                    row["resource_class_id"], row["resource_class__name"], 0))
+    return WritePlan(consumers=list(consumers), existing=existing, records=records,
+                     resource_class_ids=class_ids)
+
+
+def allocations_apply(plan):
+    """Lock, check capacity and write a prepared allocation write (see module doc).
+
+    Must run inside the transaction that ran allocations_prepare().
+    Raises InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
+    AllocationWriteConflict.
+    """
+    now = timezone.now()
+    records = plan.records
+    touched = sorted({r.provider_id for r in records})
+    _bump_provider_generations(touched, now)
+
+    consumer_ids = _write_consumers(plan, now)
+
+    class_ids = sorted({r.resource_class_id for r in records})
+    limits = {
+        (row["provider_id"], row["resource_class_id"]): rules.InventoryLimits(
+            row["total"], row["reserved"], row["min_unit"], row["max_unit"],
+            row["step_size"], row["allocation_ratio"])
+        for row in Inventory.objects.filter(provider_id__in=touched,
+                                            resource_class_id__in=class_ids)
+        .values("provider_id", "resource_class_id", "total", "reserved", "min_unit",
+                "max_unit", "step_size", "allocation_ratio")
+    }
+    existing_ids = [row["id"] for row in plan.existing.values()]
+    current_usage, own_usage = {}, {}
+    usage_rows = (Allocation.objects
+                  .filter(provider_id__in=touched, resource_class_id__in=class_ids)
+                  .values("provider_id", "resource_class_id")
+                  .annotate(total=Sum("used"),
+                            own=Sum("used", filter=Q(consumer_id__in=existing_ids)))
+                  .order_by())
+    for row in usage_rows:
+        key = (row["provider_id"], row["resource_class_id"])
+        current_usage[key] = row["total"] or 0
+        own_usage[key] = row["own"] or 0
+    rules.check_write_set(records, limits, current_usage, own_usage)
+
+    Allocation.objects.filter(consumer_id__in=existing_ids).delete()
+    Allocation.objects.bulk_create([
+        Allocation(consumer_id=consumer_ids[r.consumer_uuid], provider_id=r.provider_id,
+                   resource_class_id=r.resource_class_id, used=r.amount, created_at=now)
+        for r in records if r.amount > 0
+    ])
+    emptied = [plan.existing[c.consumer_uuid]["id"] for c in plan.consumers
+               if not c.allocations and c.consumer_uuid in plan.existing]
+    if emptied:
+        Consumer.objects.filter(id__in=emptied).delete()
+
+
+def allocations_delete(*, consumer_uuid):
+    """Remove all allocations of a consumer and the consumer (no generation check).
+
+    Provider generations are not incremented (Quirk). Raises
+    ConsumerAllocationsNotFound / ConsumerVanished (404).
+    """
+    with transaction.atomic():
+        consumer = (Consumer.objects.select_for_update().filter(uuid=consumer_uuid)
+                    .values("id").first())
+        if consumer is None or not Allocation.objects.filter(consumer_id=consumer["id"]).exists():
+            raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+        deleted, _ = Allocation.objects.filter(consumer_id=consumer["id"]).delete()
+        if not deleted:
+            raise exceptions.ConsumerVanished(consumer_uuid)
+        Consumer.objects.filter(id=consumer["id"]).delete()
+
+
+# --- internals ------------------------------------------------------------------
+
+
+def _bump_provider_generations(provider_ids, now):
+    """Lock the providers in id order and compare-and-swap their generation +1."""
+    if not provider_ids:
+        return
+    locked = list(ResourceProvider.objects.select_for_update()
+                  .filter(id__in=provider_ids).order_by("id").values_list("id", "generation"))
+    if len(locked) != len(provider_ids):
+        raise exceptions.AllocationWriteConflict("a resource provider was deleted")
+    condition = " OR ".join(["(id = %s AND generation = %s)"] * len(locked))
+    params = [now]
+    for provider_id, generation in locked:
+        params += [provider_id, generation]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE resource_providers SET generation = generation + 1, updated_at = %s "
+            f"WHERE {condition}", params)
+        if cursor.rowcount != len(locked):
+            raise exceptions.AllocationWriteConflict(
+                "resource provider generation conflict")
+
+
+def _ensure_named(model, column, values):
+    """{value: id} for rows of projects/users/consumer_types, creating missing ones."""
+    values = sorted(set(values))
+    if not values:
+        return {}
+    found = dict(model.objects.filter(**{f"{column}__in": values}).values_list(column, "id"))
+    missing = [v for v in values if v not in found]
+    if missing:
+        # ON CONFLICT DO NOTHING: a concurrent creator of the same name is fine.
+        model.objects.bulk_create([model(**{column: v}) for v in missing],
+                                  ignore_conflicts=True)
+        found.update(model.objects.filter(**{f"{column}__in": missing})
+                     .values_list(column, "id"))
+    return found
+
+
+def _write_consumers(plan, now):
+    """Create or update (generation compare-and-swap) every consumer of the plan.
+
+    Returns {consumer uuid: id} for consumers that will hold allocations.
+    """
+    wanted = sorted(plan.consumers, key=lambda c: c.consumer_uuid)
+    # A consumer that does not exist and gets no allocations is left alone:
+    # a consumer exists iff it has allocations.
+    wanted = [c for c in wanted if c.allocations or c.consumer_uuid in plan.existing]
+    projects = _ensure_named(Project, "external_id", [c.project_id for c in wanted])
+    users = _ensure_named(User, "external_id", [c.user_id for c in wanted])
+    types = _ensure_named(ConsumerType, "name",
+                          [c.consumer_type for c in wanted if c.consumer_type is not None])
+    ids = {}
+    for consumer in wanted:
+        current = plan.existing.get(consumer.consumer_uuid)
+        values = {"project_id": projects[consumer.project_id],
+                  "user_id": users[consumer.user_id], "updated_at": now}
+        if consumer.consumer_type is not None:
+            values["consumer_type_id"] = types[consumer.consumer_type]
+        if current is None:
+            try:
+                with transaction.atomic():
+                    created = Consumer.objects.create(
+                        uuid=consumer.consumer_uuid, generation=1, created_at=now, **values)
+            except IntegrityError:
+                raise exceptions.AllocationWriteConflict(
+                    f"consumer {consumer.consumer_uuid} was created concurrently")
+            ids[consumer.consumer_uuid] = created.id
+            continue
+        changed = (Consumer.objects
+                   .filter(id=current["id"], generation=current["generation"])
+                   .update(generation=current["generation"] + 1, **values))
+        if changed != 1:
+            raise exceptions.AllocationWriteConflict(
+                f"consumer {consumer.consumer_uuid} generation conflict")
+        ids[consumer.consumer_uuid] = current["id"]
+    return ids
