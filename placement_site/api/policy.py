@@ -92,7 +92,8 @@ def effective_rules():
     return rules
 
 
-_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+# `%(key)s` substitutions contain parentheses but belong to their atom.
+_TOKEN = re.compile(r"\s*(\(|\)|(?:%\([^)]*\)s|[^\s()])+)")
 
 
 def _tokenize(text):
