@@ -1,0 +1,163 @@
+"""/resource_providers and /resource_providers/{uuid} (resource-providers.md)."""
+import re
+
+import jsonschema
+from django.utils import timezone
+from rest_framework.response import Response
+
+from placement_site.api.exceptions import BadRequest
+from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from providers import query_params, rules
+from providers.selectors import providers as selectors
+from providers.services import providers as services
+
+CANONICAL_UUID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+PARENT_SCHEMA = {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}
+
+# Query-string uuids must be canonical (README "UUID forms"), unlike body uuids.
+_QUERY_FORMATS = jsonschema.FormatChecker(formats=())
+
+
+@_QUERY_FORMATS.checks("uuid")
+def _is_canonical_uuid(value):
+    return not isinstance(value, str) or re.fullmatch(CANONICAL_UUID, value) is not None
+
+
+def list_query_schema(version):
+    """Query schema of GET /resource_providers at `version`."""
+    properties = {
+        "name": {"type": "string", "maxLength": 200},
+        "uuid": {"type": "string", "format": "uuid"},
+    }
+    if version >= (1, 3):
+        properties["member_of"] = {"type": "string"}
+    if version >= (1, 4):
+        properties["resources"] = {"type": "string"}
+    if version >= (1, 14):
+        properties["in_tree"] = {"type": "string", "format": "uuid"}
+    if version >= (1, 18):
+        properties["required"] = {"type": "string"}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def create_schema(version):
+    properties = {
+        "name": {"type": "string", "maxLength": 200},
+        "uuid": {"type": "string", "format": "uuid"},
+    }
+    if version >= (1, 14):
+        properties["parent_provider_uuid"] = PARENT_SCHEMA
+    return {"type": "object", "properties": properties, "required": ["name"],
+            "additionalProperties": False}
+
+
+def update_schema(version):
+    properties = {"name": {"type": "string", "maxLength": 200}}
+    if version >= (1, 14):
+        properties["parent_provider_uuid"] = PARENT_SCHEMA
+    return {"type": "object", "properties": properties, "required": ["name"],
+            "additionalProperties": False}
+
+
+def capacity_rule(version):
+    """Inventory capacity rule for a microversion (1.26 allows capacity 0)."""
+    return rules.CAPACITY_NON_NEGATIVE if version >= (1, 26) else rules.CAPACITY_POSITIVE
+
+
+class ProviderRepresentation:
+    """Builds the provider JSON for a microversion from a selector row."""
+
+    LINKS = (("self", ""), ("inventories", "/inventories"), ("usages", "/usages"),
+             ("aggregates", "/aggregates"), ("traits", "/traits"),
+             ("allocations", "/allocations"))
+    LINK_VERSIONS = {"aggregates": (1, 1), "traits": (1, 6), "allocations": (1, 11)}
+
+    def __init__(self, viewset, version):
+        self.href = viewset.href
+        self.version = version
+        self.links = [(rel, suffix) for rel, suffix in self.LINKS
+                      if version >= self.LINK_VERSIONS.get(rel, (1, 0))]
+
+    def __call__(self, row):
+        base = f"/resource_providers/{row['uuid']}"
+        body = {
+            "uuid": row["uuid"],
+            "name": row["name"],
+            "generation": row["generation"],
+            "links": [{"rel": rel, "href": self.href(base + suffix)}
+                      for rel, suffix in self.links],
+        }
+        if self.version >= (1, 14):
+            body["parent_provider_uuid"] = row["parent_uuid"]
+            body["root_provider_uuid"] = row["root_uuid"]
+        return body
+
+
+def modified(row):
+    return row["updated_at"] or row["created_at"]
+
+
+class ResourceProviderViewSet(PlacementViewSet):
+
+    def _query(self, request):
+        params = {key: request.GET.getlist(key)[-1] for key in request.GET}
+        try:
+            jsonschema.validate(params, list_query_schema(request.version),
+                                format_checker=_QUERY_FORMATS)
+        except jsonschema.ValidationError as exc:
+            raise BadRequest(f"Invalid query string parameters: {exc}")
+        filters = {key: params[key] for key in ("name", "uuid", "in_tree") if key in params}
+        if "member_of" in params:
+            filters["member_of"] = query_params.parse_member_of(
+                request.GET.getlist("member_of"), request.version)
+        if "required" in params:
+            filters["required"] = query_params.parse_required(
+                request.GET.getlist("required"), request.version)
+        if "resources" in params:
+            filters["resources"] = query_params.parse_resources(params["resources"])
+        return filters
+
+    @endpoint("placement:resource_providers:list", accept=True)
+    def list(self, request):
+        rows = selectors.provider_list(**self._query(request))
+        render = ProviderRepresentation(self, request.version)
+        response = Response({"resource_providers": [render(row) for row in rows]})
+        return self.cache_headers(request, response, latest(*(modified(r) for r in rows)))
+
+    @endpoint("placement:resource_providers:create", content_type=True)
+    def create(self, request):
+        body = self.json_body(request, create_schema(request.version))
+        provider = services.provider_create(
+            name=body["name"], uuid=body.get("uuid"),
+            parent_uuid=body.get("parent_provider_uuid"))
+        location = self.location(request, f"/resource_providers/{provider.uuid}")
+        if request.version < (1, 20):
+            return self.no_content(201, {"Location": location})
+        row = selectors.provider_row(provider.pk)
+        response = Response(ProviderRepresentation(self, request.version)(row),
+                            headers={"Location": location})
+        return self.cache_headers(request, response, timezone.now())
+
+    @endpoint("placement:resource_providers:show", accept=True)
+    def retrieve(self, request, uuid):
+        provider = selectors.provider_get(uuid)
+        row = selectors.provider_row(provider.pk)
+        response = Response(ProviderRepresentation(self, request.version)(row))
+        return self.cache_headers(request, response, modified(row))
+
+    @endpoint("placement:resource_providers:update", content_type=True)
+    def update(self, request, uuid):
+        selectors.provider_get(uuid)
+        body = self.json_body(request, update_schema(request.version))
+        provider, previous = services.provider_update(
+            uuid=uuid, name=body["name"],
+            parent_uuid=body.get("parent_provider_uuid", services.UNCHANGED),
+            allow_reparent=request.version >= (1, 37))
+        row = selectors.provider_row(provider.pk)
+        response = Response(ProviderRepresentation(self, request.version)(row))
+        return self.cache_headers(request, response, previous)
+
+    @endpoint("placement:resource_providers:delete")
+    def destroy(self, request, uuid):
+        services.provider_delete(uuid=uuid)
+        return self.no_content()

@@ -1,0 +1,122 @@
+"""Reads of resource providers and what hangs off them.
+
+provider_list() follows the lazy evaluation order of GET /resource_providers
+(resource-providers.md "Order of evaluation"): names are resolved step by
+step and an empty result short-circuits before later names are validated.
+"""
+from django.db.models import F
+
+from placement_site.api.exceptions import BadRequest
+from providers import exceptions, querysets
+from providers.models import Inventory, ProviderAggregate, ResourceClass, ResourceProvider, Trait
+from providers.query_params import AggregateQuery, TraitQuery
+
+# Columns of the provider representation, fetched in one query.
+ROW_FIELDS = ("id", "uuid", "name", "generation", "parent_uuid", "root_uuid",
+              "created_at", "updated_at")
+
+
+def _rows(qs):
+    return list(qs.annotate(parent_uuid=F("parent__uuid"), root_uuid=F("root__uuid"))
+                .order_by("id").values(*ROW_FIELDS))
+
+
+def provider_get(uuid):
+    """The ResourceProvider with exactly this uuid. Raises ProviderNotFound."""
+    provider = ResourceProvider.objects.filter(uuid=uuid).first()
+    if provider is None:
+        raise exceptions.ProviderNotFound(uuid)
+    return provider
+
+
+def provider_row(provider_id):
+    """The representation row (dict with ROW_FIELDS) of one provider."""
+    return _rows(ResourceProvider.objects.filter(pk=provider_id))[0]
+
+
+def _trait_ids(names):
+    found = dict(Trait.objects.filter(name__in=names).values_list("name", "id"))
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise BadRequest('Invalid trait(s) in "required" parameter: '
+                         f"No such trait(s): {', '.join(missing)}.")
+    return found
+
+
+def provider_list(*, name=None, uuid=None, in_tree=None, required=None, member_of=None,
+                  resources=None):
+    """Providers matching every given filter, as representation rows (dicts).
+
+    Args:
+        name, uuid: exact matches.
+        in_tree: uuid of any provider; restricts to its tree (unknown: empty).
+        required: query_params.TraitQuery (the provider's own traits).
+        member_of: query_params.AggregateQuery (the provider's own aggregates).
+        resources: {class name: amount}; each must fit the provider alone.
+    Raises BadRequest for unknown trait or resource class names that
+    evaluation reaches.
+    """
+    required = required or TraitQuery()
+    member_of = member_of or AggregateQuery()
+    qs = ResourceProvider.objects.all()
+    if name is not None:
+        qs = qs.filter(name=name)
+    if uuid is not None:
+        qs = qs.filter(uuid=uuid)
+
+    if in_tree is not None:
+        root_id = (ResourceProvider.objects.filter(uuid=in_tree)
+                   .values_list("root_id", flat=True).first())
+        if root_id is None:
+            return []
+        qs = querysets.in_tree(qs, root_id)
+
+    positive = set(required.required)
+    for names in required.any_of:
+        positive |= names
+    if positive:
+        ids = _trait_ids(positive)
+        having = querysets.with_trait_sets(
+            querysets.with_all_traits(ResourceProvider.objects.all(),
+                                      [ids[n] for n in required.required]),
+            [{ids[n] for n in names} for names in required.any_of])
+        if not having.exists():  # checked over all providers, as upstream does
+            return []
+        qs = qs.filter(id__in=having.values("id"))
+    if required.forbidden:
+        ids = _trait_ids(required.forbidden)
+        qs = querysets.without_traits(qs, list(ids.values()))
+
+    if member_of.any_of:
+        members = querysets.member_of(ResourceProvider.objects.all(), member_of.any_of)
+        if not members.exists():  # checked over all providers, as upstream does
+            return []
+        qs = qs.filter(id__in=members.values("id"))
+    qs = querysets.not_member_of(qs, member_of.forbidden)
+
+    if resources:
+        found = dict(ResourceClass.objects.filter(name__in=list(resources))
+                     .values_list("name", "id"))
+        for rc_name in resources:
+            if rc_name not in found:
+                raise BadRequest("Invalid resource class in resources parameter: "
+                                 f"No such resource class {rc_name}.")
+        qs = querysets.with_capacity(qs, {found[n]: amount for n, amount in resources.items()})
+    return _rows(qs)
+
+
+def inventories_of(provider):
+    """{class name: Inventory} of a provider."""
+    return {inv.resource_class.name: inv
+            for inv in Inventory.objects.filter(provider=provider).select_related(
+                "resource_class")}
+
+
+def aggregate_uuids_of(provider):
+    return list(ProviderAggregate.objects.filter(provider=provider)
+                .values_list("aggregate__uuid", flat=True))
+
+
+def traits_of(provider):
+    """Trait rows of a provider (name, created_at, updated_at)."""
+    return list(Trait.objects.filter(providers=provider).order_by("name"))

@@ -1,0 +1,53 @@
+"""Writes to a provider's aggregate associations (aggregates.md)."""
+from django.db import IntegrityError, transaction
+
+from placement_site.api.exceptions import ConcurrentUpdate
+from providers import exceptions
+from providers.models import Aggregate, ProviderAggregate, ResourceProvider
+from providers.services.providers import provider_bump_generation
+
+
+def aggregates_replace(*, provider, aggregate_uuids, generation=None, bump_generation=True):
+    """Replace the complete aggregate set of `provider`.
+
+    Args:
+        provider: ResourceProvider.
+        aggregate_uuids: iterable of uuid-like strings, stored exactly as given
+            (unknown aggregates are created).
+        generation: the generation the client sent (1.19+), checked first;
+            None skips the check (1.1-1.18).
+        bump_generation: True (1.19+) increments the generation, even if the
+            set is unchanged; False (1.1-1.18) leaves it alone.
+    Raises ProviderGenerationConflict / ConcurrentUpdate (409
+    placement.concurrent_update).
+    Returns the new generation.
+    """
+    wanted = list(dict.fromkeys(aggregate_uuids))
+    try:
+        with transaction.atomic():
+            if generation is not None and generation != provider.generation:
+                raise exceptions.ProviderGenerationConflict()
+            if bump_generation:
+                provider_bump_generation(provider, generation, detail=(
+                    "Update conflict: Resource provider's generation already changed. "
+                    "Please update the generation and try again."))
+            else:
+                # Serialise with other writers of this provider without changing it.
+                ResourceProvider.objects.select_for_update().filter(pk=provider.pk).first()
+            if wanted:
+                Aggregate.objects.bulk_create(
+                    [Aggregate(uuid=value) for value in wanted], ignore_conflicts=True)
+            ids = dict(Aggregate.objects.filter(uuid__in=wanted).values_list("uuid", "id"))
+            current = set(ProviderAggregate.objects.filter(provider=provider)
+                          .values_list("aggregate_id", flat=True))
+            wanted_ids = {ids[value] for value in wanted}
+            ProviderAggregate.objects.filter(
+                provider=provider, aggregate_id__in=current - wanted_ids).delete()
+            ProviderAggregate.objects.bulk_create([
+                ProviderAggregate(provider=provider, aggregate_id=agg_id)
+                for agg_id in wanted_ids - current])
+    except IntegrityError:
+        raise ConcurrentUpdate(
+            "Update conflict: the aggregates of this provider were changed by another "
+            "request. Please retry.")
+    return provider.generation

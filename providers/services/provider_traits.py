@@ -1,0 +1,56 @@
+"""Writes to a provider's trait set (traits.md, provider traits)."""
+from django.db import IntegrityError, transaction
+
+from placement_site.api.exceptions import BadRequest, ConcurrentUpdate
+from providers import exceptions
+from providers.models import ProviderTrait, Trait
+from providers.services.providers import provider_bump_generation
+
+
+def provider_traits_replace(*, provider, trait_names, generation):
+    """Replace the complete trait set of `provider`.
+
+    Args:
+        provider: ResourceProvider.
+        trait_names: iterable of existing trait names (duplicates collapse).
+        generation: the generation the client sent.
+    Order: generation mismatch (409 placement.concurrent_update) -> unknown
+    trait names (400 "No such trait <names>") -> write.
+    The generation is incremented (compare-and-swap) only if the set changed.
+    Returns the resulting list of Trait rows.
+    """
+    names = set(trait_names)
+    try:
+        with transaction.atomic():
+            if generation != provider.generation:
+                raise exceptions.ProviderGenerationConflict()
+            traits = list(Trait.objects.filter(name__in=names))
+            missing = sorted(names - {trait.name for trait in traits})
+            if missing:
+                raise BadRequest(f"No such trait {', '.join(missing)}")
+            wanted = {trait.id for trait in traits}
+            current = set(ProviderTrait.objects.filter(provider=provider)
+                          .values_list("trait_id", flat=True))
+            if wanted != current:
+                provider_bump_generation(provider, generation)
+                ProviderTrait.objects.filter(
+                    provider=provider, trait_id__in=current - wanted).delete()
+                ProviderTrait.objects.bulk_create([
+                    ProviderTrait(provider=provider, trait_id=trait_id)
+                    for trait_id in wanted - current])
+    except IntegrityError:
+        raise ConcurrentUpdate("Update conflict: the traits of this provider were changed "
+                               "by another request. Please retry.")
+    return traits
+
+
+def provider_traits_delete(*, provider):
+    """Remove every trait of `provider` (no generation check).
+
+    Generation +1 (compare-and-swap against the value read) only if the
+    provider had traits. Raises ConcurrentUpdate on a concurrent change.
+    """
+    with transaction.atomic():
+        if ProviderTrait.objects.filter(provider=provider).exists():
+            provider_bump_generation(provider)
+            ProviderTrait.objects.filter(provider=provider).delete()

@@ -1,0 +1,195 @@
+"""Writes to resource providers and their trees (resource-providers.md).
+
+Every function owns its transaction. Tree writes (create, re-parent, delete)
+take the tree lock (services.tree_lock) first, then re-read the rows they
+change, so the MPTT fields they rely on are current.
+
+Callers: the API views, the admin, management commands and the reshaper.
+"""
+import uuid as uuidlib
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from placement_site.api import errors
+from placement_site.api.exceptions import BadRequest, Conflict, NotFound
+from providers import exceptions
+from providers.models import ResourceProvider
+from providers.services.tree_lock import lock_trees
+
+# Sentinel for provider_update(parent_uuid=...): "leave the parent alone".
+UNCHANGED = object()
+
+
+def normalize_uuid(value):
+    """Canonical lower-case dashed form of a uuid-like string."""
+    return str(uuidlib.UUID(value))
+
+
+def provider_bump_generation(provider, expected=None, detail=None):
+    """Compare-and-swap the provider generation: +1 if it still equals `expected`.
+
+    Args:
+        provider: a ResourceProvider; its `generation` is updated in memory.
+        expected: the generation the caller based its change on
+            (default: `provider.generation` as read).
+        detail: message of the 409 when the swap fails.
+    Runs `UPDATE resource_providers SET generation = generation + 1
+    WHERE id = %s AND generation = %s` and checks the row count, so the
+    caller must be inside the transaction that makes the related change.
+    Raises ConcurrentUpdate (409 placement.concurrent_update).
+    Returns the new generation.
+    """
+    if expected is None:
+        expected = provider.generation
+    changed = (ResourceProvider.objects
+               .filter(pk=provider.pk, generation=expected)
+               .update(generation=F("generation") + 1, updated_at=timezone.now()))
+    if changed != 1:
+        raise exceptions.ProviderGenerationConflict(detail)
+    provider.generation = expected + 1
+    return provider.generation
+
+
+def provider_create(*, name, uuid=None, parent_uuid=None):
+    """Create a provider (a root, or a child of `parent_uuid`).
+
+    Args:
+        name: non-empty, unique.
+        uuid: uuid-like string (normalized to canonical form) or None to
+            generate one.
+        parent_uuid: exact uuid string of an existing provider, or None.
+    Returns the new ResourceProvider (generation 0; root set).
+    Raises BadRequest (empty name, bad parent), DuplicateName (409).
+    """
+    uuid = normalize_uuid(uuid) if uuid else str(uuidlib.uuid4())
+    prefix = f'Unable to create resource provider "{name}", {uuid}: Object action create failed because: '
+    if not name:
+        raise BadRequest(prefix + "name is required")
+    if parent_uuid is not None and parent_uuid == uuid:
+        raise BadRequest(prefix + "parent provider UUID cannot be same as UUID. Please set "
+                                  "parent provider UUID to None if there is no parent.")
+    try:
+        with transaction.atomic():
+            lock_trees()
+            parent = None
+            if parent_uuid is not None:
+                parent = ResourceProvider.objects.filter(uuid=parent_uuid).first()
+                if parent is None:
+                    raise BadRequest(prefix + "parent provider UUID does not exist.")
+            _check_duplicates(uuid, name)
+            provider = ResourceProvider(uuid=uuid, name=name, parent=parent)
+            provider.save()
+            provider.root_id = parent.root_id if parent is not None else provider.pk
+            ResourceProvider.objects.filter(pk=provider.pk).update(root_id=provider.root_id)
+    except IntegrityError:
+        # A concurrent create won the race for the name or the uuid.
+        raise exceptions.DuplicateName(
+            f"Conflicting resource provider uuid: {uuid} or name: {name} already exists.")
+    return provider
+
+
+def _check_duplicates(uuid, name):
+    taken = ResourceProvider.objects.filter(uuid=uuid).exists()
+    if taken:
+        raise exceptions.DuplicateName(
+            f"Conflicting resource provider uuid: {uuid} already exists.")
+    if ResourceProvider.objects.filter(name=name).exists():
+        raise exceptions.DuplicateName(
+            f"Conflicting resource provider name: {name} already exists.")
+
+
+def provider_update(*, uuid, name, parent_uuid=UNCHANGED, allow_reparent=True):
+    """Rename a provider and/or change its parent.
+
+    Args:
+        uuid: exact uuid of the provider.
+        name: the new name (the empty string is accepted, as upstream does).
+        parent_uuid: UNCHANGED (default) to keep the parent; None to make the
+            provider a root; or the exact uuid of the new parent.
+        allow_reparent: False gives the pre-1.37 rules (a parent may only be
+            set when there is none; never changed or removed).
+    Moving a provider moves its whole subtree; `root` is rewritten for all
+    of it. The generation is not changed.
+    Returns (provider, previous_modification_time).
+    Raises ProviderNotFound, BadRequest (parent rules), DuplicateName.
+    """
+    prefix = f"Unable to save resource provider {uuid}: Object action "
+    try:
+        with transaction.atomic():
+            lock_trees()
+            provider = ResourceProvider.objects.filter(uuid=uuid).first()
+            if provider is None:
+                raise exceptions.ProviderNotFound(uuid)
+            previous = provider.updated_at or provider.created_at
+            if parent_uuid is not UNCHANGED:
+                _change_parent(provider, parent_uuid, allow_reparent, prefix)
+            if ResourceProvider.objects.filter(name=name).exclude(pk=provider.pk).exists():
+                raise exceptions.DuplicateName(
+                    f"Conflicting resource provider {name} already exists.")
+            provider.name = name
+            provider.updated_at = timezone.now()
+            ResourceProvider.objects.filter(pk=provider.pk).update(
+                name=name, updated_at=provider.updated_at)
+    except IntegrityError:
+        raise exceptions.DuplicateName(f"Conflicting resource provider {name} already exists.")
+    return provider, previous
+
+
+def _change_parent(provider, parent_uuid, allow_reparent, prefix):
+    """Apply the parent rules of PUT /resource_providers/{uuid}; moves the subtree."""
+    if parent_uuid is None:
+        if provider.parent_id is None:
+            return
+        if not allow_reparent:
+            raise BadRequest(prefix + "update failed because: un-parenting a provider is "
+                                      "not currently allowed.")
+        new_parent = None
+    else:
+        new_parent = ResourceProvider.objects.filter(uuid=parent_uuid).first()
+        if new_parent is None:
+            raise BadRequest(prefix + "create failed because: parent provider UUID does "
+                                      "not exist.")
+        if new_parent.pk == provider.parent_id:
+            return
+        if provider.parent_id is not None and not allow_reparent:
+            raise BadRequest(prefix + "update failed because: re-parenting a provider is "
+                                      "not currently allowed.")
+        if (new_parent.tree_id == provider.tree_id
+                and provider.lft <= new_parent.lft and new_parent.rght <= provider.rght):
+            raise BadRequest(prefix + "update failed because: creating loop in the provider "
+                                      "tree is not allowed.")
+    provider.parent = new_parent
+    provider.save()  # django-mptt moves the node and its subtree
+    provider.refresh_from_db()
+    new_root = new_parent.root_id if new_parent is not None else provider.pk
+    ResourceProvider.objects.filter(
+        tree_id=provider.tree_id, lft__gte=provider.lft, rght__lte=provider.rght,
+    ).update(root_id=new_root)
+    provider.root_id = new_root
+
+
+def provider_delete(*, uuid):
+    """Delete a provider with its inventories, trait and aggregate associations.
+
+    Raises NotFound (404), Conflict 409 with
+    placement.resource_provider.cannot_delete_parent (has children) or
+    placement.resource_provider.inuse (has allocations).
+    """
+    with transaction.atomic():
+        lock_trees()
+        # Row lock: allocation writers bump this row's generation, so they wait for us.
+        provider = ResourceProvider.objects.select_for_update().filter(uuid=uuid).first()
+        if provider is None:
+            raise NotFound(f"No resource provider with uuid {uuid} found for delete")
+        if ResourceProvider.objects.filter(parent_id=provider.pk).exists():
+            raise Conflict(
+                f"Unable to delete parent resource provider {uuid}: It has child resource "
+                "providers.", code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+        if provider.allocations.exists():
+            raise Conflict(
+                f"Unable to delete resource provider {uuid}: Resource provider has "
+                "allocations.", code=errors.PROVIDER_IN_USE)
+        provider.delete()
+
