@@ -1,0 +1,84 @@
+"""Set-based SQL for the allocation candidates engine.
+
+One question per function; every function returns plain rows/sets/dicts of
+integer ids (never model instances) and runs a constant number of
+parameterised queries, whatever the number of providers. Plain SQL is kept
+beside each query. Everything here runs on SQLite and PostgreSQL.
+
+Provider sets are passed as a Scope: every provider of the trees whose
+root id lies in a range (the engine walks anchors in root-id order and can
+stop early), every provider of one tree, or an explicit list of ids.
+"""
+import json
+
+from django.db import connection
+
+
+def fetch(sql, params=()):
+    """Run one query and return all rows as tuples."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def in_ids(column, ids):
+    """SQL fragment + params for `column IN ids` that takes one parameter, any size.
+
+    PostgreSQL: column = ANY(%s) with an array; SQLite: a json_each() table.
+    """
+    ids = [int(i) for i in ids]
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s)", [ids]
+    return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(ids)]
+
+
+class Scope:
+    """Which providers a query looks at (see module docstring).
+
+    Scope.everything(), Scope.roots_between(lo, hi) (lo <= root id < hi),
+    Scope.tree(root_id), Scope.providers(ids).
+    """
+
+    __slots__ = ("kind", "lo", "hi", "ids")
+
+    def __init__(self, kind, lo=None, hi=None, ids=()):
+        self.kind, self.lo, self.hi, self.ids = kind, lo, hi, tuple(ids)
+
+    @classmethod
+    def everything(cls):
+        return cls("all")
+
+    @classmethod
+    def roots_between(cls, lo, hi):
+        return cls("range", lo, hi)
+
+    @classmethod
+    def tree(cls, root_id):
+        return cls("range", root_id, root_id + 1)
+
+    @classmethod
+    def providers(cls, ids):
+        return cls("ids", ids=ids)
+
+    @property
+    def empty(self):
+        return self.kind == "ids" and not self.ids
+
+    def holds_root(self, root_id):
+        """Is `root_id` an anchor of this scope? (ids scopes anchor nothing by range)"""
+        if self.kind == "all":
+            return True
+        if self.kind == "range":
+            return self.lo <= root_id < self.hi
+        return False
+
+    def where(self, alias="rp"):
+        """(" AND ...", params) restricting the provider table alias `alias`."""
+        if self.kind == "all":
+            return "", []
+        if self.kind == "range":
+            if self.hi == self.lo + 1:
+                return f" AND {alias}.root_id = %s", [self.lo]
+            return f" AND {alias}.root_id >= %s AND {alias}.root_id < %s", [self.lo, self.hi]
+        sql, params = in_ids(f"{alias}.id", self.ids)
+        return " AND " + sql, params

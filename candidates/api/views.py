@@ -1,0 +1,30 @@
+"""GET /allocation_candidates: parse -> engine -> present (allocation-candidates.md)."""
+import json
+
+from django.conf import settings
+from django.http import HttpResponse
+
+from candidates import engine, present
+from candidates.request import parse_request
+from placement_site.api.viewsets import PlacementViewSet, endpoint
+
+
+class AllocationCandidateViewSet(PlacementViewSet):
+
+    @endpoint("placement:allocation_candidates:list", min_version=(1, 10), accept=True)
+    def list(self, request):
+        parsed = parse_request(request.GET, request.version)
+        view = parsed.view
+        result = engine.find_candidates(
+            parsed.query,
+            whole_trees=view.tree_summaries,
+            all_classes=view.all_classes,
+            with_traits=view.traits,
+            randomize=settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES,
+            max_candidates=settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES,
+        )
+        # json.dumps straight into an HttpResponse: these bodies can be large and
+        # DRF's renderer adds nothing here.
+        body = json.dumps(present.render(result, view), separators=(",", ":"))
+        response = HttpResponse(body, content_type="application/json")
+        return self.cache_headers(request, response)

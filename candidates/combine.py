@@ -1,0 +1,89 @@
+"""Combine the groups' partial candidates into candidates (allocation-candidates.md §4.4).
+
+Pure code. For every anchor that has partial candidates in every group, the
+Cartesian product of the groups' partials is walked lazily in a fixed
+order, and a combination is kept iff group_policy=isolate holds, every
+same_subtree constraint holds and the consolidated amounts still fit. The
+caller stops consuming the generator once it has enough candidates, so
+`limit` bounds the work.
+
+A candidate is a hashable pair ``(allocations, mappings)``:
+``allocations = (((rp, rc), amount), ...)`` sorted, and
+``mappings = ((suffix, (rp, ...)), ...)`` in group order. Two candidates are
+the same iff the pairs are equal (mappings included, Quirk Q3).
+"""
+from itertools import product
+
+
+def is_ancestor_or_self(position, upper, lower):
+    """MPTT: `upper` is `lower` or one of its ancestors."""
+    tree_u, lft_u, rght_u = position[upper]
+    tree_l, lft_l, rght_l = position[lower]
+    return tree_u == tree_l and lft_u <= lft_l and rght_l <= rght_u
+
+
+def same_subtree_ok(providers, position):
+    """|X| = 1, or some provider of X is an ancestor-or-self of all of X."""
+    distinct = set(providers)
+    if len(distinct) <= 1:
+        return True
+    return any(all(is_ancestor_or_self(position, top, other) for other in distinct)
+               for top in distinct)
+
+
+def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_same_tree=False):
+    """Yield candidates anchor by anchor (ascending anchor id).
+
+    groups: the compiled groups (candidate_set.Group), in request order;
+    partials: one {anchor: [Partial]} per group; facts: candidate_set.Facts;
+    same_subtree: tuples of suffixes; drop_same_tree: below 1.29, drop
+    candidates allocating from two providers of one tree.
+    """
+    anchors = set(partials[0])
+    for per_anchor in partials[1:]:
+        anchors &= per_anchor.keys()
+    suffixes = [group.suffix for group in groups]
+    suffixed = [i for i, group in enumerate(groups) if group.suffixed]
+    constraints = [[suffixes.index(s) for s in constraint] for constraint in same_subtree]
+    check_isolate = isolate and len(suffixed) > 1
+    for anchor in sorted(anchors):
+        lists = [per_anchor[anchor] for per_anchor in partials]
+        for combo in product(*lists):
+            if check_isolate:
+                picked = [combo[i].providers[0] for i in suffixed]
+                if len(set(picked)) != len(picked):
+                    continue
+            if constraints and not all(
+                    same_subtree_ok([combo[i].providers[0] for i in c], facts.position)
+                    for c in constraints):
+                continue
+            amounts = {}
+            merged = False
+            for partial in combo:
+                for rp, rc, n in partial.allocations:
+                    key = (rp, rc)
+                    if key in amounts:
+                        amounts[key] += n
+                        merged = True
+                    else:
+                        amounts[key] = n
+            if merged and not _consolidated_fits(amounts, facts.inventory):
+                continue
+            if drop_same_tree and _two_from_one_tree(amounts, facts.root):
+                continue
+            yield (tuple(sorted(amounts.items())),
+                   tuple((suffixes[i], combo[i].providers) for i in range(len(combo))))
+
+
+def _consolidated_fits(amounts, inventory):
+    """Summed amounts per (provider, class): used + sum <= capacity and sum <= max_unit."""
+    for key, total in amounts.items():
+        used, capacity, max_unit = inventory[key]
+        if used + total > capacity or total > max_unit:
+            return False
+    return True
+
+
+def _two_from_one_tree(amounts, root):
+    providers = {rp for rp, _ in amounts}
+    return len({root[rp] for rp in providers}) != len(providers)

@@ -1,0 +1,323 @@
+"""The allocation candidates engine: orchestration only.
+
+``find_candidates(query, ...)`` takes a request.CandidateQuery and returns a
+Result (candidates + the data provider_summaries need). It
+
+1. resolves names (resolve.py); if any name is unknown it replays
+   Placement's lazy evaluation order (§3.6) to decide between a 400 and an
+   empty answer;
+2. walks anchors (root providers) in ascending id order, in batches of
+   root-id ranges that double in size; for each batch it loads the facts
+   with a constant number of set-based queries (sql/), computes every
+   group's partial candidates (candidate_set.py) and combines them
+   (combine.py), stopping as soon as it has the candidates it needs. Without
+   a limit there is one batch: the whole database;
+3. applies limit / randomisation and loads the provider summaries.
+
+It never sees a microversion: request.py turned those into flags.
+"""
+import random
+from dataclasses import dataclass, field
+
+from placement_site.api.exceptions import BadRequest
+from candidates import candidate_set, combine
+from candidates.resolve import resolve
+from candidates.sql import Scope, aggregates as agg_sql, capacity, summaries, traits as trait_sql
+from candidates.sql import trees
+
+FIRST_BATCH_ROOT_IDS = 64
+
+
+@dataclass
+class Summary:
+    uuid: str
+    parent_uuid: str = None
+    root_uuid: str = None
+    resources: dict = field(default_factory=dict)    # class name -> (capacity, used)
+    traits: list = field(default_factory=list)
+
+
+@dataclass
+class Result:
+    """candidates: [(allocations, mappings)] (see combine.py); summaries: rp id -> Summary;
+    uuids: rp id -> uuid for every provider the candidates mention;
+    class_names: rc id -> name."""
+
+    candidates: list = field(default_factory=list)
+    summaries: dict = field(default_factory=dict)
+    uuids: dict = field(default_factory=dict)
+    class_names: dict = field(default_factory=dict)   # rc id -> name
+
+
+def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=True,
+                    randomize=False, max_candidates=-1):
+    """Evaluate a CandidateQuery.
+
+    whole_trees: summaries cover every provider of the trees involved (1.29+),
+    else only providers in allocations; all_classes: summaries show every class
+    (1.27+), else only the requested ones; with_traits: summaries list traits.
+    randomize / max_candidates: the [placement] options of the same names.
+    Raises BadRequest for unknown resource classes or traits (when reached).
+    """
+    names = resolve(query)
+    if _unknown_names(query, names):
+        _lazy_check(query, names)
+        return Result()
+    groups = [_compile(group, names) for group in query.groups]
+    if any(group is None for group in groups):
+        return Result()
+
+    limit = query.limit
+    cap = max_candidates if max_candidates is not None and max_candidates >= 0 else None
+    if not randomize and limit is not None:
+        cap = limit if cap is None else min(cap, limit)
+    found, roots = _generate(query, groups, names, cap)
+    if randomize:
+        if limit is not None and limit < len(found):
+            found = random.sample(found, limit)
+        else:
+            random.shuffle(found)
+    elif limit is not None:
+        found = found[:limit]
+    if not found:
+        return Result()
+    return _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits)
+
+
+# --- names -----------------------------------------------------------------------------
+
+
+def _unknown_names(query, names):
+    if (query.root_required | query.root_forbidden) - names.traits.keys():
+        return True
+    for group in query.groups:
+        if any(name not in names.classes for name, _ in group.resources):
+            return True
+        if group.traits.names() - names.traits.keys():
+            return True
+    return False
+
+
+def _no_such_traits(missing):
+    return BadRequest(f"No such trait(s): {', '.join(sorted(missing))}.")
+
+
+def _compile(group, names):
+    """A request.RequestGroup with ids, or None when it can match nothing (unknown
+    aggregate in a positive clause, in_tree provider that does not exist)."""
+    clauses = []
+    for clause in group.aggregates.any_of:
+        ids = frozenset(names.aggregates[a] for a in clause if a in names.aggregates)
+        if not ids:
+            return None
+        clauses.append(ids)
+    in_tree_root = None
+    if group.in_tree and not group.resourceless:
+        in_tree_root = names.providers.get(group.in_tree)
+        if in_tree_root is None:
+            return None
+    traits = names.traits
+    return candidate_set.Group(
+        suffix=group.suffix,
+        amounts=tuple((names.classes[name], n) for name, n in group.resources),
+        required=tuple(frozenset(traits[t] for t in names_) for names_ in group.required_sets),
+        forbidden=frozenset(traits[t] for t in group.forbidden),
+        member_of=tuple(clauses),
+        forbidden_aggregates=frozenset(names.aggregates[a] for a in group.aggregates.forbidden
+                                       if a in names.aggregates),
+        in_tree_root=in_tree_root,
+    )
+
+
+def _lazy_check(query, names):
+    """Some name is unknown: raise its 400, unless an earlier step proves there is no
+    candidate at all (Quirk Q4), in which case return (the answer is empty)."""
+    missing = (query.root_required | query.root_forbidden) - names.traits.keys()
+    if missing:
+        raise _no_such_traits(missing)
+    sharing = _sharing_providers(names)
+    root_ok = _global_root_filter(query, names)
+    if root_ok is None:
+        return
+    for group in query.groups:
+        for name, _ in group.resources:
+            if name not in names.classes:
+                raise BadRequest("Invalid resource class in resources parameter: "
+                                 f"No such resource class {name}.")
+        if group.aggregates.any_of:
+            clauses = [frozenset(names.aggregates[a] for a in clause if a in names.aggregates)
+                       for clause in group.aggregates.any_of]
+            if not all(clauses):
+                return
+            members = {}
+            for rp, agg, *_ in agg_sql.provider_aggregates(set().union(*clauses),
+                                                           Scope.everything()):
+                members.setdefault(rp, set()).add(agg)
+            if not any(candidate_set.in_aggregates(aggs, clauses) for aggs in members.values()):
+                return
+        missing = group.traits.names() - names.traits.keys()
+        if missing:
+            raise _no_such_traits(missing)
+        compiled = _compile(group, names)
+        if compiled is None:
+            return
+        scope = (Scope.tree(compiled.in_tree_root) if compiled.in_tree_root is not None
+                 else Scope.everything())
+        for key in compiled.amounts:
+            if not capacity.providers_with_capacity([key], scope):
+                return
+        facts = _load_facts(Scope.everything(), [compiled], query, names, sharing)
+        if not candidate_set.group_partials(compiled, facts, root_ok):
+            return
+
+
+def _global_root_filter(query, names):
+    """root_required over the whole database: a predicate, or None if no root passes."""
+    if not (query.root_required or query.root_forbidden):
+        return lambda root: True
+    required = frozenset(names.traits[t] for t in query.root_required)
+    forbidden = frozenset(names.traits[t] for t in query.root_forbidden)
+    facts = candidate_set.Facts(holds_root=lambda root: True)
+    _add_traits(facts, trait_sql.provider_traits(required | forbidden, Scope.everything()))
+    root_ok = candidate_set.root_filter(required, forbidden, facts)
+    if not any(root_ok(root) for root in trees.root_ids()):
+        return None
+    return root_ok
+
+
+# --- generation -------------------------------------------------------------------------
+
+
+def _sharing_providers(names):
+    """Rows (rp, root, tree, lft, rght) of every sharing provider."""
+    return trait_sql.providers_with_trait(names.sharing_trait_id)
+
+
+def _generate(query, groups, names, cap):
+    """Distinct candidates in anchor order, at most `cap` (None: all); and rp -> root."""
+    sharing = _sharing_providers(names)
+    unsuffixed_tree = next((g.in_tree_root for g in groups
+                            if not g.suffixed and g.in_tree_root is not None), None)
+    drop_same_tree = not query.nested_aware and trees.any_provider_has_parent()
+    found, seen, roots = [], set(), {}
+    for scope in _scopes(cap, unsuffixed_tree):
+        facts = _load_facts(scope, groups, query, names, sharing)
+        roots.update(facts.root)
+        root_ok = candidate_set.root_filter(
+            frozenset(names.traits[t] for t in query.root_required),
+            frozenset(names.traits[t] for t in query.root_forbidden), facts)
+        partials = []
+        for group in groups:
+            per_anchor = candidate_set.group_partials(group, facts, root_ok)
+            if not per_anchor:
+                break
+            partials.append(per_anchor)
+        else:
+            for candidate in combine.candidates(groups, partials, facts, query.isolate,
+                                                query.same_subtree, drop_same_tree):
+                if candidate in seen:
+                    continue
+                seen.add(candidate)
+                found.append(candidate)
+                if cap is not None and len(found) >= cap:
+                    return found, roots
+    return found, roots
+
+
+def _scopes(cap, tree_root):
+    """Batches of anchors: all at once without a cap, else growing root-id ranges."""
+    if tree_root is not None:
+        yield Scope.tree(tree_root)
+        return
+    if cap is None:
+        yield Scope.everything()
+        return
+    low, high = trees.root_id_bounds()
+    if low is None:
+        return
+    size = max(FIRST_BATCH_ROOT_IDS, cap * 8)
+    start = low
+    while start <= high:
+        yield Scope.roots_between(start, start + size)
+        start += size
+        size *= 2
+
+
+def _load_facts(scope, groups, query, names, sharing):
+    """Facts about the providers of `scope` plus every sharing provider."""
+    facts = candidate_set.Facts(holds_root=scope.holds_root)
+    amounts = {key for group in groups for key in group.amounts}
+    trait_ids = {names.traits[t] for t in query.root_required | query.root_forbidden}
+    aggregate_ids = set()
+    for group in groups:
+        for names_ in group.required:
+            trait_ids |= names_
+        trait_ids |= group.forbidden
+        for clause in group.member_of:
+            aggregate_ids |= clause
+        aggregate_ids |= group.forbidden_aggregates
+    scopes = [scope]
+    sharing_ids = [row[0] for row in sharing]
+    if sharing_ids:
+        scopes.append(Scope.providers(sharing_ids))
+        facts.sharing = set(sharing_ids)
+        for rp, root, tree, lft, rght in sharing:
+            facts.root[rp] = root
+            facts.position[rp] = (tree, lft, rght)
+    fits = {}
+    for where in scopes:
+        for (rp, root, rc, amount, used, cap, max_unit, tree, lft, rght) in \
+                capacity.providers_with_capacity(amounts, where):
+            facts.root[rp] = root
+            facts.position[rp] = (tree, lft, rght)
+            fits.setdefault((rc, amount), set()).add(rp)
+            facts.inventory[(rp, rc)] = (used, cap, max_unit)
+        if trait_ids:
+            _add_traits(facts, trait_sql.provider_traits(trait_ids, where))
+        if aggregate_ids:
+            for rp, agg, root, tree, lft, rght in agg_sql.provider_aggregates(aggregate_ids,
+                                                                              where):
+                facts.root[rp] = root
+                facts.position[rp] = (tree, lft, rght)
+                facts.aggregates.setdefault(rp, set()).add(agg)
+    facts.fits = {key: sorted(rps) for key, rps in fits.items()}
+    if sharing_ids:
+        for rp, root in agg_sql.sharing_anchor_roots(sharing_ids, scope):
+            facts.sharing_anchors.setdefault(rp, set()).add(root)
+    return facts
+
+
+def _add_traits(facts, rows):
+    for rp, trait, root, tree, lft, rght in rows:
+        facts.root[rp] = root
+        facts.position[rp] = (tree, lft, rght)
+        facts.traits.setdefault(rp, set()).add(trait)
+
+
+# --- summaries --------------------------------------------------------------------------
+
+
+def _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits):
+    in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
+    in_mappings = {rp for _, mappings in found for _, rps in mappings for rp in rps}
+    if whole_trees:
+        selector = {"root_ids": sorted({roots[rp] for rp in in_allocations})}
+    else:
+        selector = {"ids": sorted(in_allocations)}
+    rows = summaries.providers(**selector)
+    uuids = {rp: uuid for rp, uuid, _, _ in rows}
+    result = {}
+    for rp, uuid, parent, root in rows:
+        result[rp] = Summary(uuid=uuid, parent_uuid=uuids.get(parent) if parent else None,
+                             root_uuid=uuids.get(root))
+    rc_ids = None if all_classes else [names.classes[n] for n in query.requested_class_names()]
+    for rp, name, cap, used in summaries.inventories(rc_ids=rc_ids, **selector):
+        result[rp].resources[name] = (cap, used)
+    if with_traits:
+        for rp, name in summaries.trait_names(**selector):
+            result[rp].traits.append(name)
+    missing = in_mappings - uuids.keys()
+    if missing:
+        uuids.update(summaries.uuids(sorted(missing)))
+    return Result(candidates=found, summaries=result, uuids=uuids,
+                  class_names={rc: name for name, rc in names.classes.items()})

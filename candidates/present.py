@@ -1,0 +1,45 @@
+"""Render an engine Result as the JSON body of GET /allocation_candidates, per version.
+
+The ResponseView flags (request.py) say what each microversion shows:
+list-form allocation requests below 1.12, `mappings` from 1.34, summary
+`traits` from 1.17, every class from 1.27 (the engine already chose which
+classes and providers to load), `parent_provider_uuid`/`root_provider_uuid`
+from 1.29.
+"""
+
+
+def render(result, view):
+    """The response document as plain dicts and lists (allocation-candidates.md §5)."""
+    uuids = result.uuids
+    requests = []
+    for allocations, mappings in result.candidates:
+        per_provider = {}
+        for (rp, rc), amount in allocations:
+            per_provider.setdefault(rp, {})[rc] = amount
+        if view.dict_allocations:
+            entry = {"allocations": {
+                uuids[rp]: {"resources": {_name(result, rc): n for rc, n in amounts.items()}}
+                for rp, amounts in per_provider.items()}}
+        else:
+            entry = {"allocations": [
+                {"resource_provider": {"uuid": uuids[rp]},
+                 "resources": {_name(result, rc): n for rc, n in amounts.items()}}
+                for rp, amounts in per_provider.items()]}
+        if view.mappings:
+            entry["mappings"] = {suffix: [uuids[rp] for rp in rps] for suffix, rps in mappings}
+        requests.append(entry)
+    summaries = {}
+    for summary in result.summaries.values():
+        body = {"resources": {name: {"capacity": cap, "used": used}
+                              for name, (cap, used) in summary.resources.items()}}
+        if view.traits:
+            body["traits"] = summary.traits
+        if view.tree_summaries:
+            body["parent_provider_uuid"] = summary.parent_uuid
+            body["root_provider_uuid"] = summary.root_uuid
+        summaries[summary.uuid] = body
+    return {"allocation_requests": requests, "provider_summaries": summaries}
+
+
+def _name(result, rc):
+    return result.class_names[rc]

@@ -1,0 +1,344 @@
+"""Parse GET /allocation_candidates query strings into request groups.
+
+Pure code (no database): ``parse_request(query, version)`` takes the query
+(a Django QueryDict or any mapping of key -> list of values, in query-string
+order) and the request's microversion and returns a ParsedRequest:
+
+* ``query``: a frozen CandidateQuery the engine evaluates. It never carries
+  the microversion; the few behaviours that depend on it are flags
+  (``nested_aware``);
+* ``view``: a frozen ResponseView telling present.py how to render.
+
+Validation follows allocation-candidates.md §3 in its order: the query
+schema (§3.2), request-wide parameters (§3.3), group parameters (§3.4), group
+consistency (§3.5). Names are not resolved here (§3.6 happens in the engine,
+lazily). Value grammars for ``resources``, ``required`` and ``member_of``
+come from providers.query_params (shared with GET /resource_providers).
+"""
+import re
+import uuid as uuidlib
+from dataclasses import dataclass, field
+
+from placement_site.api import errors
+from placement_site.api.exceptions import BadRequest
+from placement_site.api.viewsets import is_uuid_like, validate
+from providers.query_params import (
+    AggregateQuery,
+    TraitQuery,
+    parse_member_of,
+    parse_required,
+    parse_required_value,
+    parse_resources,
+)
+
+MIN_VERSION = (1, 10)
+LIMIT_VERSION = (1, 16)
+REQUIRED_VERSION = (1, 17)
+MEMBER_OF_VERSION = (1, 21)
+FORBIDDEN_TRAITS_VERSION = (1, 22)
+GRANULAR_VERSION = (1, 25)
+IN_TREE_VERSION = (1, 31)
+STRING_SUFFIX_VERSION = (1, 33)
+ROOT_REQUIRED_VERSION = (1, 35)
+SAME_SUBTREE_VERSION = (1, 36)
+
+NUMERIC_SUFFIX = "[1-9][0-9]*"
+STRING_SUFFIX = "[a-zA-Z0-9_-]{1,64}"
+GROUP_PREFIXES = ("resources", "required", "member_of", "in_tree")
+_KEY_RE = re.compile(r"^(resources|required|member_of|in_tree)(.*)$")
+LIMIT_PATTERN = "^[1-9][0-9]*$"
+GROUP_POLICIES = ["none", "isolate"]
+QUERY_PREFIX = "Invalid query string parameters: "
+
+
+@dataclass(frozen=True)
+class RequestGroup:
+    """One request group: suffix "" is the unsuffixed group.
+
+    resources: ((class name, amount), ...) in query order.
+    traits: providers.query_params.TraitQuery; aggregates: AggregateQuery.
+    in_tree: canonical uuid string or None.
+    """
+
+    suffix: str
+    resources: tuple = ()
+    traits: TraitQuery = field(default_factory=TraitQuery)
+    aggregates: AggregateQuery = field(default_factory=AggregateQuery)
+    in_tree: str = None
+
+    @property
+    def suffixed(self):
+        return self.suffix != ""
+
+    @property
+    def resourceless(self):
+        return not self.resources
+
+    @property
+    def required_sets(self):
+        """Positive trait conditions as any-of sets of names (ANDed)."""
+        return tuple(self.traits.required_sets())
+
+    @property
+    def forbidden(self):
+        return self.traits.forbidden
+
+
+@dataclass(frozen=True)
+class CandidateQuery:
+    """What the engine evaluates; knows nothing of microversions."""
+
+    groups: tuple
+    isolate: bool = False
+    limit: int = None
+    root_required: frozenset = frozenset()
+    root_forbidden: frozenset = frozenset()
+    same_subtree: tuple = ()          # tuple of tuples of suffixes
+    nested_aware: bool = True         # 1.29+: several providers of one tree per candidate
+
+    def requested_class_names(self):
+        names = []
+        for group in self.groups:
+            for name, _ in group.resources:
+                if name not in names:
+                    names.append(name)
+        return names
+
+
+@dataclass(frozen=True)
+class ResponseView:
+    """How present.py renders the result (one flag per microversion change)."""
+
+    dict_allocations: bool = True     # 1.12
+    traits: bool = True               # 1.17
+    all_classes: bool = True          # 1.27
+    tree_summaries: bool = True       # 1.29: whole trees + parent/root uuids
+    mappings: bool = True             # 1.34
+
+
+@dataclass(frozen=True)
+class ParsedRequest:
+    query: CandidateQuery
+    view: ResponseView
+
+
+# --- §3.2 schema -------------------------------------------------------------------
+
+
+def query_schema(version):
+    """The JSON schema of the query string (last value of each key) at `version`."""
+    if version < GRANULAR_VERSION:
+        properties = {"resources": {"type": "string"}}
+        if version >= LIMIT_VERSION:
+            properties["limit"] = {"type": "string", "pattern": LIMIT_PATTERN}
+        if version >= REQUIRED_VERSION:
+            properties["required"] = {"type": "string"}
+        if version >= MEMBER_OF_VERSION:
+            properties["member_of"] = {"type": "string"}
+        return {"type": "object", "properties": properties, "required": ["resources"],
+                "additionalProperties": False}
+    suffix = STRING_SUFFIX if version >= STRING_SUFFIX_VERSION else NUMERIC_SUFFIX
+    prefixes = ["resources", "required", "member_of"]
+    if version >= IN_TREE_VERSION:
+        prefixes.append("in_tree")
+    properties = {
+        "limit": {"type": "string", "pattern": LIMIT_PATTERN},
+        "group_policy": {"type": "string", "enum": GROUP_POLICIES},
+    }
+    if version >= ROOT_REQUIRED_VERSION:
+        properties["root_required"] = {"type": "string"}
+    if version >= SAME_SUBTREE_VERSION:
+        properties["same_subtree"] = {"type": "string"}
+    return {
+        "type": "object",
+        "properties": properties,
+        "patternProperties": {f"^{p}({suffix})?$": {"type": "string"} for p in prefixes},
+        "additionalProperties": False,
+    }
+
+
+def _lists(query):
+    """key -> [values] in first-appearance order, from a QueryDict or a mapping."""
+    if hasattr(query, "lists"):
+        return dict(query.lists())
+    return {key: list(values) if isinstance(values, (list, tuple)) else [values]
+            for key, values in query.items()}
+
+
+# --- §3.3 request-wide parameters ----------------------------------------------------
+
+
+def _first_values(lists, version):
+    """limit and group_policy use their FIRST occurrence (the schema saw the last)."""
+    limit = group_policy = None
+    if "limit" in lists:
+        first = lists["limit"][0]
+        validate({"limit": first}, {"properties": {"limit": {"type": "string",
+                                                             "pattern": LIMIT_PATTERN}}},
+                 QUERY_PREFIX)
+        limit = int(first)
+    if "group_policy" in lists:
+        first = lists["group_policy"][0]
+        validate({"group_policy": first},
+                 {"properties": {"group_policy": {"type": "string", "enum": GROUP_POLICIES}}},
+                 QUERY_PREFIX)
+        group_policy = first
+    return limit, group_policy
+
+
+def parse_root_required(values):
+    """`root_required` (1.35+): once only, `T,!T` syntax of 1.22, never `in:` (Quirk Q1)."""
+    if not values:
+        return TraitQuery()
+    if len(values) > 1:
+        raise BadRequest("Query parameter 'root_required' may be specified only once.",
+                         code=errors.QUERYPARAM_DUPLICATE_KEY)
+    traits = parse_required_value(values[0], FORBIDDEN_TRAITS_VERSION)
+    conflicts = sorted(traits.required & traits.forbidden)
+    if conflicts:
+        raise BadRequest(
+            "Conflicting required and forbidden traits found in root_required: "
+            + ", ".join(conflicts), code=errors.QUERYPARAM_BAD_VALUE)
+    return traits
+
+
+def parse_same_subtree(values):
+    """Each occurrence is one constraint: a tuple of distinct suffixes."""
+    constraints = []
+    for value in values:
+        suffixes = []
+        for element in value.split(","):
+            element = element.strip()
+            if not element:
+                raise BadRequest(
+                    "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
+                    code=errors.QUERYPARAM_BAD_VALUE)
+            if element not in suffixes:
+                suffixes.append(element)
+        constraints.append(tuple(suffixes))
+    return tuple(constraints)
+
+
+# --- §3.4 group parameters -----------------------------------------------------------
+
+
+def parse_in_tree(value):
+    value = value.strip()
+    if not is_uuid_like(value):
+        raise BadRequest(
+            f"{QUERY_PREFIX}Expected 'in_tree' parameter to be a format of uuid. Got: {value}")
+    return str(uuidlib.UUID(value))
+
+
+def _parse_groups(lists, version):
+    """Build the groups in the order their suffix first appears."""
+    parts = {}
+    for key, values in lists.items():
+        match = _KEY_RE.match(key)
+        if not match:
+            continue
+        prefix, suffix = match.groups()
+        group = parts.setdefault(suffix, {})
+        if prefix == "resources":
+            for value in values:
+                group["resources"] = tuple(parse_resources(value).items())
+        elif prefix == "required":
+            group["traits"] = parse_required(values, version)
+        elif prefix == "member_of":
+            group["aggregates"] = parse_member_of(values, version, key=key)
+        else:
+            for value in values:
+                group["in_tree"] = parse_in_tree(value)
+    return [RequestGroup(suffix=suffix, **fields) for suffix, fields in parts.items()]
+
+
+# --- §3.5 group consistency -----------------------------------------------------------
+
+
+def _check_groups(groups, same_subtree, group_policy, version):
+    if version >= SAME_SUBTREE_VERSION:
+        if all(group.resourceless for group in groups):
+            raise BadRequest("There must be at least one resources or resources[$S] parameter.",
+                             code=errors.QUERYPARAM_MISSING_VALUE)
+        in_subtree = {suffix for constraint in same_subtree for suffix in constraint}
+        orphans = [g.suffix for g in groups if g.resourceless and g.suffix not in in_subtree]
+        if orphans:
+            raise BadRequest(
+                "Resourceless suffixed group request should be specified in `same_subtree` "
+                f"query param: bad group(s) - {orphans}.", code=errors.QUERYPARAM_BAD_VALUE)
+        known = [g.suffix for g in groups]
+        unknown = [s for c in same_subtree for s in c if s not in known]
+        if unknown:
+            raise BadRequest(
+                f"Real suffixes should be specified in `same_subtree`: {unknown} not found "
+                f"in {known}.", code=errors.QUERYPARAM_BAD_VALUE)
+    else:
+        orphaned_traits = [f"required{g.suffix}" for g in groups
+                           if g.resourceless and g.required_sets]
+        if orphaned_traits:
+            raise BadRequest(
+                "All traits parameters must be associated with resources.  Found the "
+                "following orphaned traits keys: " + ", ".join(orphaned_traits))
+        orphaned_aggs = [f"member_of{g.suffix}" for g in groups
+                         if g.resourceless and g.aggregates]
+        if orphaned_aggs:
+            raise BadRequest(
+                "All member_of parameters must be associated with resources. Found the "
+                "following orphaned member_of keys: " + ", ".join(orphaned_aggs))
+        if any(g.resourceless for g in groups):
+            raise BadRequest("All request groups must specify resources.")
+        if not groups:
+            raise BadRequest("At least one request group (`resources` or `resources{$S}`) "
+                             "is required.")
+    conflicts = []
+    for group in groups:
+        clashing = sorted({name for names in group.required_sets
+                           if names <= group.forbidden for name in names})
+        if clashing:
+            conflicts.append(f"required{group.suffix}: ({', '.join(clashing)})")
+    if conflicts:
+        raise BadRequest("Conflicting required and forbidden traits found in the following "
+                         "traits keys: " + ", ".join(conflicts))
+    if group_policy is None and sum(1 for g in groups if g.suffixed) > 1:
+        raise BadRequest('The "group_policy" parameter is required when specifying more '
+                         'than one "resources{N}" parameter.')
+
+
+# --- entry point -------------------------------------------------------------------------
+
+
+def parse_request(query, version):
+    """Validate and parse the query string of GET /allocation_candidates.
+
+    Raises BadRequest (with Placement's message and code) on the first problem,
+    in allocation-candidates.md §3 order.
+    """
+    lists = _lists(query)
+    validate({key: values[-1] for key, values in lists.items()}, query_schema(version),
+             QUERY_PREFIX)
+    limit, group_policy = _first_values(lists, version)
+    root = TraitQuery()
+    if version >= ROOT_REQUIRED_VERSION:
+        root = parse_root_required(lists.get("root_required", []))
+    same_subtree = ()
+    if version >= SAME_SUBTREE_VERSION:
+        same_subtree = parse_same_subtree(lists.get("same_subtree", []))
+    groups = _parse_groups(lists, version)
+    _check_groups(groups, same_subtree, group_policy, version)
+    candidate_query = CandidateQuery(
+        groups=tuple(groups),
+        isolate=group_policy == "isolate",
+        limit=limit,
+        root_required=root.required,
+        root_forbidden=root.forbidden,
+        same_subtree=same_subtree,
+        nested_aware=version >= (1, 29),
+    )
+    view = ResponseView(
+        dict_allocations=version >= (1, 12),
+        traits=version >= (1, 17),
+        all_classes=version >= (1, 27),
+        tree_summaries=version >= (1, 29),
+        mappings=version >= (1, 34),
+    )
+    return ParsedRequest(query=candidate_query, view=view)

@@ -1,0 +1,50 @@
+"""Names -> database ids for one request (resource classes, traits, aggregates, in_tree).
+
+Everything a request mentions is looked up with one query per kind; names
+that do not exist are simply absent from the returned maps. Whether an
+absent name is an error or just means "no candidate" is decided by the
+engine, which follows Placement's lazy order (allocation-candidates.md §3.6).
+"""
+from dataclasses import dataclass
+
+from providers.models import Aggregate, ResourceClass, ResourceProvider, Trait
+
+SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+
+
+@dataclass
+class Names:
+    classes: dict      # name -> id
+    traits: dict       # name -> id
+    aggregates: dict   # uuid -> id
+    providers: dict    # uuid -> root id (for in_tree)
+
+    @property
+    def sharing_trait_id(self):
+        return self.traits.get(SHARING_TRAIT)
+
+
+def resolve(query):
+    """Look up every name `query` (a CandidateQuery) mentions."""
+    class_names, trait_names, aggregate_uuids, tree_uuids = set(), {SHARING_TRAIT}, set(), set()
+    trait_names |= query.root_required | query.root_forbidden
+    for group in query.groups:
+        class_names.update(name for name, _ in group.resources)
+        trait_names |= group.traits.names()
+        for clause in group.aggregates.any_of:
+            aggregate_uuids |= clause
+        aggregate_uuids |= group.aggregates.forbidden
+        if group.in_tree:
+            tree_uuids.add(group.in_tree)
+    return Names(
+        classes=_lookup(ResourceClass.objects, "name", class_names),
+        traits=_lookup(Trait.objects, "name", trait_names),
+        aggregates=_lookup(Aggregate.objects, "uuid", aggregate_uuids),
+        providers=_lookup(ResourceProvider.objects, "uuid", tree_uuids, value="root_id"),
+    )
+
+
+def _lookup(manager, field, names, value="id"):
+    if not names:
+        return {}
+    return dict(manager.filter(**{f"{field}__in": names}).values_list(field, value))

@@ -1,0 +1,47 @@
+"""Aggregate membership: for member_of filters and for sharing providers."""
+from candidates.sql import fetch, in_ids
+
+
+def provider_aggregates(aggregate_ids, scope):
+    """Rows (rp_id, aggregate_id, root_id, tree_id, lft, rght) for the aggregates in scope.
+
+        SELECT pa.provider_id, pa.aggregate_id, rp.root_id, ...
+        FROM resource_provider_aggregates pa
+        JOIN resource_providers rp ON rp.id = pa.provider_id
+        WHERE pa.aggregate_id IN (...) [AND <scope>]
+    """
+    aggregate_ids = sorted(set(aggregate_ids))
+    if not aggregate_ids or scope.empty:
+        return []
+    marks = ", ".join(["%s"] * len(aggregate_ids))
+    where, params = scope.where("rp")
+    return fetch(f"""
+        SELECT pa.provider_id, pa.aggregate_id, rp.root_id, rp.tree_id, rp.lft, rp.rght
+        FROM resource_provider_aggregates pa
+        JOIN resource_providers rp ON rp.id = pa.provider_id
+        WHERE pa.aggregate_id IN ({marks}){where}
+    """, aggregate_ids + params)
+
+
+def sharing_anchor_roots(sharing_ids, scope):
+    """Rows (sharing rp_id, root_id): roots in scope whose tree shares an aggregate with it.
+
+    The sharing provider's own root is not included (the engine adds it).
+
+        SELECT DISTINCT sa.provider_id, rp.root_id
+        FROM resource_provider_aggregates sa
+        JOIN resource_provider_aggregates pa ON pa.aggregate_id = sa.aggregate_id
+        JOIN resource_providers rp ON rp.id = pa.provider_id
+        WHERE sa.provider_id IN (...) [AND <scope on rp>]
+    """
+    if not sharing_ids or scope.empty:
+        return []
+    ids_sql, ids_params = in_ids("sa.provider_id", sharing_ids)
+    where, params = scope.where("rp")
+    return fetch(f"""
+        SELECT DISTINCT sa.provider_id, rp.root_id
+        FROM resource_provider_aggregates sa
+        JOIN resource_provider_aggregates pa ON pa.aggregate_id = sa.aggregate_id
+        JOIN resource_providers rp ON rp.id = pa.provider_id
+        WHERE {ids_sql}{where}
+    """, ids_params + params)
