@@ -1,3 +1,4 @@
+from allocations.api.reshaper_views import ReshaperViewSet
 from allocations.api.views.allocations import AllocationViewSet
 from allocations.api.views.usages import (
     ProviderAllocationsViewSet,
@@ -14,4 +15,5 @@ urlpatterns = [
           {"get": "list"}),
     route("resource_providers/<str:uuid>/usages", ProviderUsagesViewSet, {"get": "list"}),
     route("usages", UsagesViewSet, {"get": "list"}),
+    route("reshaper", ReshaperViewSet, {"post": "create"}),
 ]

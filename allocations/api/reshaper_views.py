@@ -1,0 +1,90 @@
+"""POST /reshaper (reshaper.md): policy, schema, one reshape() call, 204."""
+import copy
+
+from allocations.api import schemas as allocation_schemas
+from allocations.api.views.allocations import consumer_request
+from allocations.reshaper import ProviderInventories, reshape
+from placement_site.api.viewsets import PlacementViewSet, endpoint
+
+MAX_INT = 2147483647
+UUID_KEY = "^[0-9a-fA-F-]{36}$"
+
+# One inventory record as in PUT /resource_providers/{uuid}/inventories (inventories.md).
+INVENTORY_RECORD = {
+    "type": "object",
+    "properties": {
+        "resource_provider_generation": {"type": "integer"},
+        "total": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
+        "reserved": {"type": "integer", "minimum": 0, "maximum": MAX_INT},
+        "min_unit": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
+        "max_unit": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
+        "step_size": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
+        "allocation_ratio": {"type": "number", "maximum": 3.40282e+38},
+    },
+    "required": ["total"],
+    "additionalProperties": False,
+}
+
+# The PUT .../inventories body.
+PROVIDER_INVENTORIES = {
+    "type": "object",
+    "properties": {
+        "resource_provider_generation": {"type": "integer"},
+        "inventories": {
+            "type": "object",
+            "patternProperties": {"^[A-Z0-9_]+$": INVENTORY_RECORD},
+        },
+    },
+    "required": ["resource_provider_generation", "inventories"],
+    "additionalProperties": False,
+}
+
+
+def _schema(allocations_schema):
+    allocations_schema = copy.deepcopy(allocations_schema)
+    allocations_schema["minProperties"] = 0
+    return {
+        "type": "object",
+        "properties": {
+            "inventories": {
+                "type": "object",
+                "patternProperties": {UUID_KEY: PROVIDER_INVENTORIES},
+                "minProperties": 1,
+                "additionalProperties": False,
+            },
+            "allocations": allocations_schema,
+        },
+        "required": ["inventories", "allocations"],
+        "additionalProperties": False,
+    }
+
+
+# allocations: the POST /allocations schema of the microversion, minProperties 0.
+RESHAPER_V1_30 = _schema(allocation_schemas.POST_V1_28)
+RESHAPER_V1_34 = _schema(allocation_schemas.POST_V1_34)
+RESHAPER_V1_38 = _schema(allocation_schemas.POST_V1_38)
+
+
+def reshaper_schema(version):
+    if version >= (1, 38):
+        return RESHAPER_V1_38
+    if version >= (1, 34):
+        return RESHAPER_V1_34
+    return RESHAPER_V1_30
+
+
+class ReshaperViewSet(PlacementViewSet):
+
+    @endpoint("placement:reshaper:reshape", min_version=(1, 30), content_type=True)
+    def create(self, request):
+        data = self.json_body(request, reshaper_schema(request.version))
+        inventories = [
+            ProviderInventories(provider_uuid=rp_uuid,
+                                generation=entry["resource_provider_generation"],
+                                inventories=entry["inventories"])
+            for rp_uuid, entry in data["inventories"].items()
+        ]
+        consumers = [consumer_request(request.version, consumer_uuid, body)
+                     for consumer_uuid, body in data["allocations"].items()]
+        reshape(inventories=inventories, consumers=consumers)
+        return self.no_content()
