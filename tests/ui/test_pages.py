@@ -1,0 +1,169 @@
+"""Every /ui/ page renders with sample data, behind the admin login, without N+1 queries."""
+import pytest
+from django.urls import reverse
+
+from tests.factories import make_provider
+
+pytestmark = pytest.mark.django_db
+
+
+def text(response):
+    return response.content.decode()
+
+
+@pytest.mark.parametrize("name", ["ui:dashboard", "ui:providers", "ui:usages", "ui:candidates"])
+def test_pages_need_staff_login(db, name):
+    from django.test import Client
+
+    response = Client().get(reverse(name))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_non_staff_user_is_sent_to_login(db):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user = get_user_model().objects.create_user("plain", password="pw")
+    client = Client()
+    client.force_login(user)
+    response = client.get(reverse("ui:providers"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_dashboard_counts_and_top_usage(client, sample):
+    response = client.get(reverse("ui:dashboard"))
+    assert response.status_code == 200
+    counts = response.context["counts"]
+    assert counts == {"providers": 5, "roots": 3, "consumers": 2, "allocations": 5}
+    top = response.context["top"]
+    # numa0 VCPU 6/8 = 75% is the most used inventory, then cn1 MEMORY_MB 2048/4000.
+    assert [(r["provider"].name, r["rc"]) for r in top[:2]] == [
+        ("cn1-numa0", "VCPU"), ("cn1", "MEMORY_MB")]
+    assert top[0]["used"] == 6 and top[0]["capacity"] == 8
+    assert "cn1-numa0" in text(response)
+
+
+def test_dashboard_without_data(client):
+    response = client.get(reverse("ui:dashboard"))
+    assert response.status_code == 200
+    assert "Nothing is allocated yet" in text(response)
+
+
+def test_provider_tree_is_indented_in_tree_order(client, sample):
+    response = client.get(reverse("ui:providers"))
+    assert response.status_code == 200
+    trees = response.context["trees"]
+    # roots by name; each tree in MPTT order with its level
+    assert [[(n["provider"].name, len(n["indent"])) for n in tree] for tree in trees] == [
+        [("cn1", 0), ("cn1-numa0", 1), ("cn1-numa1", 1)],
+        [("cn2", 0)],
+        [("shared-disk", 0)],
+    ]
+    numa0 = trees[0][1]
+    assert [(r["rc"], r["used"], r["capacity"]) for r in numa0["inventories"]] == [("VCPU", 6, 8)]
+    assert trees[0][0]["traits"] == ["HW_CPU_X86_AVX2"]
+    assert trees[0][0]["aggregates"] == [sample["cn1"].aggregates.get().uuid]
+    body = text(response)
+    assert sample["numa1"].uuid in body and "HW_NUMA_ROOT" in body
+
+
+def test_provider_tree_search_by_name_and_uuid(client, sample):
+    response = client.get(reverse("ui:providers"), {"q": "numa1"})
+    trees = response.context["trees"]
+    assert len(trees) == 1
+    assert [n["provider"].name for n in trees[0] if n["match"]] == ["cn1-numa1"]
+    response = client.get(reverse("ui:providers"), {"q": sample["cn2"].uuid[:13]})
+    assert [tree[0]["provider"].name for tree in response.context["trees"]] == ["cn2"]
+    response = client.get(reverse("ui:providers"), {"q": "no-such-thing"})
+    assert response.context["trees"] == []
+    assert "No provider matches" in text(response)
+
+
+def test_provider_tree_paginates_roots(client, db):
+    for i in range(25):
+        make_provider(f"host-{i:02d}")
+    first = client.get(reverse("ui:providers"))
+    assert len(first.context["trees"]) == 20
+    second = client.get(reverse("ui:providers"), {"page": 2})
+    assert [t[0]["provider"].name for t in second.context["trees"]] == [
+        f"host-{i:02d}" for i in range(20, 25)]
+    assert "page 2 of 2" in text(second)
+
+
+def _big_forest(roots, children):
+    for r in range(roots):
+        root = make_provider(f"root-{r}", inventory={"MEMORY_MB": 1024},
+                             traits=["HW_CPU_X86_AVX2"], aggregates=[f"00000000-0000-0000-0000-{r:012d}"])
+        for c in range(children):
+            make_provider(f"root-{r}-child-{c}", parent=root, inventory={"VCPU": 4},
+                          traits=["HW_NUMA_ROOT"])
+
+
+def test_provider_tree_has_no_n_plus_one(client, db, django_assert_max_num_queries):
+    from tests.factories import allocate, make_consumer
+    _big_forest(roots=2, children=1)
+    with django_assert_max_num_queries(12) as small:
+        client.get(reverse("ui:providers"))
+    _big_forest(roots=0, children=0)
+    for r in range(2, 15):
+        root = make_provider(f"more-{r}", inventory={"VCPU": 8}, traits=["HW_NUMA_ROOT"])
+        for c in range(4):
+            child = make_provider(f"more-{r}-{c}", parent=root, inventory={"VCPU": 2},
+                                  aggregates=["00000000-0000-0000-0000-00000000000a"])
+            allocate(make_consumer(), child, VCPU=1)
+    with django_assert_max_num_queries(len(small.captured_queries)) as big:
+        response = client.get(reverse("ui:providers"))
+    assert sum(len(t) for t in response.context["trees"]) > 50
+    assert len(big.captured_queries) == len(small.captured_queries)
+
+
+def test_provider_detail(client, sample):
+    numa0 = sample["numa0"]
+    response = client.get(reverse("ui:provider", args=[numa0.uuid]))
+    assert response.status_code == 200
+    ctx = response.context
+    assert [(r["rc"], r["used"], r["capacity"]) for r in ctx["inventory_rows"]] == [("VCPU", 6, 8)]
+    assert ctx["traits"] == ["HW_NUMA_ROOT"]
+    assert [e["consumer"].uuid for e in ctx["consumers"]] == [sample["vm1"].uuid]
+    body = text(response)
+    # parent and root links, consumer details
+    assert reverse("ui:provider", args=[sample["cn1"].uuid]) in body
+    assert "proj-a" in body and "INSTANCE" in body
+    cn1 = client.get(reverse("ui:provider", args=[sample["cn1"].uuid]))
+    assert [c.name for c in cn1.context["children"]] == ["cn1-numa0", "cn1-numa1"]
+
+
+def test_provider_detail_edit_prefills_the_inventory_form(client, sample):
+    response = client.get(reverse("ui:provider", args=[sample["cn1"].uuid]), {"edit": "MEMORY_MB"})
+    form = response.context["inventory_form"]
+    assert form.initial["resource_class"] == "MEMORY_MB"
+    assert form.initial["total"] == 4096 and form.initial["reserved"] == 96
+
+
+def test_provider_detail_unknown_uuid_is_404(client, db):
+    response = client.get(reverse("ui:provider", args=["00000000-0000-0000-0000-000000000000"]))
+    assert response.status_code == 404
+
+
+def test_usages_grouped_by_project_user_and_type(client, sample):
+    response = client.get(reverse("ui:usages"))
+    assert response.status_code == 200
+    assert response.context["classes"] == ["DISK_GB", "MEMORY_MB", "VCPU"]
+    rows = [(r["cells"], r["consumers"], r["amounts"]) for r in response.context["table"]]
+    assert rows == [
+        (["proj-a", "alice", "INSTANCE"], 1, [100, 2048, 6]),
+        (["proj-b", "bob", "unknown"], 1, ["", 512, 2]),
+    ]
+
+
+def test_usages_filters_and_grouping(client, sample):
+    response = client.get(reverse("ui:usages"), {"project": "proj-b", "group_by": "project"})
+    assert [(r["cells"], r["amounts"]) for r in response.context["table"]] == [
+        (["proj-b"], [512, 2])]
+    response = client.get(reverse("ui:usages"), {"consumer_type": "unknown", "group_by": "user"})
+    assert [r["cells"] for r in response.context["table"]] == [["proj-b", "bob"]]
+    response = client.get(reverse("ui:usages"), {"project": "nobody"})
+    assert response.context["table"] == []
+    assert "No allocations" in text(response)
