@@ -34,6 +34,8 @@ def summary_names(response_json):
 def get_candidates(api, query, version="1.36", mappings=False, status=200):
     response = api.get("/allocation_candidates?" + query, version=version)
     assert response.status_code == status, response.content
+    if status != 200:
+        return response
     return describe(response.json(), mappings=mappings)
 
 
