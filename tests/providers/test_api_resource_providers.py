@@ -6,6 +6,7 @@ import pytest
 from providers.models import ResourceProvider
 from tests.conftest import error_code, error_detail
 from tests.factories import allocate, make_consumer, make_provider
+from tests.providers.tree_checks import assert_tree_integrity
 
 pytestmark = pytest.mark.django_db
 
@@ -328,25 +329,3 @@ def test_delete_in_use_refused(api):
     consumer.allocations.all().delete()
     assert api.delete(f"/resource_providers/{rp.uuid}").status_code == 204
 
-
-def assert_tree_integrity():
-    """Nested sets, levels and roots agree with the parent links."""
-    rows = {rp.pk: rp for rp in ResourceProvider.objects.all()}
-    children = {}
-    for rp in rows.values():
-        children.setdefault(rp.parent_id, []).append(rp)
-    for rp in rows.values():
-        if rp.parent_id is None:
-            assert rp.level == 0 and rp.root_id == rp.pk
-            assert rp.lft == 1
-        else:
-            parent = rows[rp.parent_id]
-            assert rp.tree_id == parent.tree_id
-            assert rp.level == parent.level + 1
-            assert parent.lft < rp.lft and rp.rght < parent.rght
-            assert rp.root_id == parent.root_id
-        descendants = sum(1 for other in rows.values() if other.tree_id == rp.tree_id
-                          and rp.lft < other.lft < rp.rght)
-        assert rp.rght - rp.lft == 2 * descendants + 1
-    tree_ids = [rp.tree_id for rp in rows.values() if rp.parent_id is None]
-    assert len(tree_ids) == len(set(tree_ids))
