@@ -12,6 +12,7 @@ import uuid as uuidlib
 
 from django import forms
 from django.apps import apps
+from django.db import transaction
 
 from providers import rules
 from providers.models import ResourceClass
@@ -158,12 +159,14 @@ class TraitsForm(forms.Form):
         from providers.services.traits import trait_ensure
 
         names = self.cleaned_data["traits"]
-        if self.cleaned_data.get("create_custom"):
-            for name in names:
-                if name.startswith("CUSTOM_"):
-                    trait_ensure(name=name)
-        service.provider_traits_replace(
-            provider=provider, trait_names=names, generation=self.cleaned_data["generation"])
+        # One transaction: custom traits created here vanish again if the replace fails.
+        with transaction.atomic():
+            if self.cleaned_data.get("create_custom"):
+                for name in names:
+                    if name.startswith("CUSTOM_"):
+                        trait_ensure(name=name)
+            service.provider_traits_replace(
+                provider=provider, trait_names=names, generation=self.cleaned_data["generation"])
         return f"Saved {len(names)} trait(s) on {provider.name}."
 
 

@@ -24,7 +24,6 @@ from django.db.models import (
 from django.db.models.functions import Cast, NullIf
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from placement_site.api.exceptions import ConcurrentUpdate, PlacementError
@@ -369,15 +368,14 @@ def usages(request):
 # --------------------------------------------------------------------------
 
 def run_api_get(path, version):
-    """GET `path` through the real API stack in-process; returns (status, body).
+    """GET `path` through the real API stack in-process; returns inprocess.Result.
 
     Speaks as an administrator (the page itself is staff-only), so the
     answer is what the API gives, minus policy differences between callers.
     """
     from placement_site.inprocess import PlacementClient
 
-    result = PlacementClient(version=version, token="admin").get(path)
-    return result.status, result.body
+    return PlacementClient(version=version, token="admin").get(path)
 
 
 def _candidate_tables(body):
@@ -435,20 +433,22 @@ def candidates(request):
     if form.is_bound and form.is_valid():
         path = form.api_path()
         version = form.cleaned_data["version"]
-        status, body = run_api_get(path, version)
-        context.update({"ran": True, "status": status, "api_path": path, "version": version,
-                        "raw": json.dumps(body, indent=2, sort_keys=True)})
-        if status == 200 and isinstance(body, dict):
-            context["candidate_rows"], context["summary_rows"] = _candidate_tables(body)
+        result = run_api_get(path, version)
+        context.update({"ran": True, "status": result.status, "api_path": path,
+                        "version": version,
+                        "raw": json.dumps(result.body, indent=2, sort_keys=True)})
+        if result.status == 200 and isinstance(result.body, dict):
+            context["candidate_rows"], context["summary_rows"] = _candidate_tables(result.body)
         else:
-            errors = (body or {}).get("errors") if isinstance(body, dict) else None
-            error = errors[0] if errors else {}
+            try:
+                error = result.body["errors"][0]
+            except (TypeError, KeyError, IndexError):
+                error = {}
             context["error"] = {
-                "status": status,
+                "status": result.status,
                 "title": error.get("title", ""),
                 "code": error.get("code", ""),
-                "detail": " ".join(str(error.get("detail", "")).split()) or
-                          "The API returned no error detail.",
+                "detail": " ".join(result.error_detail().split())
+                          or "The API returned no error detail.",
             }
-    context["provider_url"] = reverse("ui:providers")
     return render(request, "ui/candidates.html", context)

@@ -1,0 +1,289 @@
+"""The admin renders every model and writes only through the services."""
+import pytest
+from django.urls import reverse
+
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from providers.models import (
+    Aggregate, Inventory, ResourceClass, ResourceProvider, Trait,
+)
+from tests.factories import make_provider
+
+pytestmark = pytest.mark.django_db
+
+
+def _value(bound):
+    value = bound.value()
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "on" if value else None
+    return value
+
+
+def _form_fields(form, data):
+    for name in form.fields:
+        value = _value(form[name])
+        if value is not None:
+            data[form.add_prefix(name)] = value
+
+
+def form_data(response, **changes):
+    """The POST data a browser would send for the admin change form in `response`."""
+    data = {}
+    _form_fields(response.context["adminform"].form, data)
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        _form_fields(formset.management_form, data)
+        for form in formset.forms:
+            _form_fields(form, data)
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    return data
+
+
+def change_url(obj):
+    opts = obj._meta
+    return reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
+
+
+def messages_of(response):
+    return [str(m) for m in response.context["messages"]]
+
+
+def errors_of(response):
+    form = response.context["adminform"].form
+    errors = [str(e) for e in form.non_field_errors()]
+    errors += [f"{name}: {e}" for name, errs in form.errors.items() if name != "__all__"
+               for e in errs]
+    for inline in response.context["inline_admin_formsets"]:
+        for form_errors in inline.formset.errors:
+            errors += [f"{name}: {e}" for name, errs in form_errors.items() for e in errs]
+    return errors
+
+
+@pytest.mark.parametrize("model", [
+    ResourceProvider, ResourceClass, Trait, Consumer, Project, User, ConsumerType])
+def test_changelists_and_changeforms_render(client, sample, model):
+    opts = model._meta
+    changelist = client.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"))
+    assert changelist.status_code == 200
+    obj = model.objects.order_by("pk").first()
+    assert client.get(change_url(obj)).status_code == 200
+
+
+def test_provider_changelist_is_tree_ordered_and_searchable(client, sample):
+    response = client.get(reverse("admin:providers_resourceprovider_changelist"))
+    names = [p.name for p in response.context["cl"].result_list]
+    assert names.index("cn1") < names.index("cn1-numa0") < names.index("cn1-numa1")
+    assert response.context["action_form"] is None  # no bulk delete bypassing the services
+    response = client.get(reverse("admin:providers_resourceprovider_changelist"), {"q": "numa"})
+    assert [p.name for p in response.context["cl"].result_list] == ["cn1-numa0", "cn1-numa1"]
+
+
+def test_add_provider_through_the_service(client, sample):
+    add_url = reverse("admin:providers_resourceprovider_add")
+    page = client.get(add_url)
+    assert page.status_code == 200
+    data = form_data(page, name="cn3", parent=str(sample["cn2"].pk), **{
+        "inventories-0-resource_class": str(ResourceClass.objects.get(name="VCPU").pk),
+        "inventories-0-total": "32", "inventories-0-allocation_ratio": "4.0",
+        "provideraggregate_set-0-aggregate_uuid": "11111111-2222-3333-4444-555555555555",
+    })
+    response = client.post(add_url, data, follow=True)
+    assert response.status_code == 200, errors_of(response)
+    cn3 = ResourceProvider.objects.get(name="cn3")
+    assert cn3.parent == sample["cn2"] and cn3.root_id == sample["cn2"].pk  # set by the service
+    assert len(cn3.uuid) == 36
+    inv = Inventory.objects.get(provider=cn3)
+    assert (inv.resource_class.name, inv.total, inv.allocation_ratio) == ("VCPU", 32, 4.0)
+    assert list(cn3.aggregates.values_list("uuid", flat=True)) == [
+        "11111111-2222-3333-4444-555555555555"]
+    assert cn3.generation == 2  # one inventory write, one aggregate write
+
+
+def test_duplicate_name_and_bad_uuid_are_form_errors(client, sample):
+    add_url = reverse("admin:providers_resourceprovider_add")
+    data = form_data(client.get(add_url), name="cn2", uuid="nope")
+    response = client.post(add_url, data)
+    assert response.status_code == 200
+    errors = errors_of(response)
+    assert any("name" in e and "already exists" in e for e in errors)
+    assert any(e.startswith("uuid: Enter a uuid") for e in errors)
+    assert ResourceProvider.objects.count() == 5
+
+
+def test_change_provider_name_parent_and_inlines(client, sample):
+    numa1, cn2 = sample["numa1"], sample["cn2"]
+    url = change_url(numa1)
+    page = client.get(url)
+    hw_avx = Trait.objects.get(name="HW_CPU_X86_AVX2")
+    data = form_data(page, name="numa1-moved", parent=str(cn2.pk), **{
+        "inventories-0-total": "12",
+        "providertrait_set-0-trait": str(hw_avx.pk),
+    })
+    response = client.post(url, data, follow=True)
+    assert response.status_code == 200, errors_of(response)
+    numa1.refresh_from_db()
+    assert (numa1.name, numa1.parent_id, numa1.root_id) == ("numa1-moved", cn2.pk, cn2.pk)
+    assert Inventory.objects.get(provider=numa1).total == 12
+    assert list(numa1.traits.values_list("name", flat=True)) == ["HW_CPU_X86_AVX2"]
+    assert numa1.generation == 2
+
+
+def test_inline_delete_of_an_inventory_in_use_is_a_form_error(client, sample):
+    numa0 = sample["numa0"]
+    url = change_url(numa0)
+    data = form_data(client.get(url), name="renamed", **{"inventories-0-DELETE": "on"})
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert any("in use" in e for e in errors_of(response))
+    numa0.refresh_from_db()
+    assert numa0.name == "cn1-numa0"  # the rename was rolled back with the inventory write
+    assert Inventory.objects.filter(provider=numa0).count() == 1
+
+
+def test_invalid_inline_inventory_is_a_form_error(client, sample):
+    cn2 = sample["cn2"]
+    url = change_url(cn2)
+    data = form_data(client.get(url), **{"inventories-0-reserved": "100"})
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert any("The reserved value is greater than total" in e for e in errors_of(response))
+    assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").reserved == 0
+
+
+def test_stale_generation_reloads_with_a_message(client, sample):
+    cn2 = sample["cn2"]
+    url = change_url(cn2)
+    data = form_data(client.get(url), **{"inventories-0-total": "20"})
+    ResourceProvider.objects.filter(pk=cn2.pk).update(generation=5)  # someone else wrote
+    response = client.post(url, data, follow=True)
+    assert response.status_code == 200
+    assert any("someone changed this" in m for m in messages_of(response))
+    assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").total == 16
+
+
+def test_delete_provider_through_the_service(client, sample):
+    leaf = make_provider("leaf")
+    response = client.post(reverse("admin:providers_resourceprovider_delete", args=[leaf.pk]),
+                           {"post": "yes"}, follow=True)
+    assert response.status_code == 200
+    assert not ResourceProvider.objects.filter(pk=leaf.pk).exists()
+    # a parent cannot be deleted: the confirmation page says why, nothing is deleted
+    cn1 = sample["cn1"]
+    response = client.post(reverse("admin:providers_resourceprovider_delete", args=[cn1.pk]),
+                           {"post": "yes"})
+    assert response.status_code == 200
+    assert ResourceProvider.objects.filter(pk=cn1.pk).exists()
+
+
+def test_delete_service_error_is_a_message(client, sample, monkeypatch):
+    from placement_site.api.exceptions import Conflict
+    from providers.services import providers as provider_services
+
+    def refuse(*, uuid):
+        raise Conflict("Unable to delete resource provider: busy.")
+
+    monkeypatch.setattr(provider_services, "provider_delete", refuse)
+    leaf = make_provider("leaf")
+    response = client.post(reverse("admin:providers_resourceprovider_delete", args=[leaf.pk]),
+                           {"post": "yes"}, follow=True)
+    assert "Not deleted: Unable to delete resource provider: busy." in messages_of(response)
+    assert ResourceProvider.objects.filter(pk=leaf.pk).exists()
+
+
+def test_resource_classes_custom_editable_standard_read_only(client, db):
+    add_url = reverse("admin:providers_resourceclass_add")
+    response = client.post(add_url, {"name": "CUSTOM_FPGA"}, follow=True)
+    assert response.status_code == 200
+    rc = ResourceClass.objects.get(name="CUSTOM_FPGA")
+    response = client.post(add_url, {"name": "FPGA"})
+    assert any("Invalid name" in e for e in errors_of(response))
+    response = client.post(change_url(rc), {"name": "CUSTOM_GPU"}, follow=True)
+    rc.refresh_from_db()
+    assert rc.name == "CUSTOM_GPU"
+    vcpu = ResourceClass.objects.get(name="VCPU")
+    page = client.get(change_url(vcpu))
+    assert page.context["has_change_permission"] is False
+    assert page.context["has_delete_permission"] is False
+    client.post(change_url(vcpu), {"name": "CUSTOM_VCPU"})
+    vcpu.refresh_from_db()
+    assert vcpu.name == "VCPU"
+    delete_url = reverse("admin:providers_resourceclass_delete", args=[vcpu.pk])
+    assert client.post(delete_url, {"post": "yes"}).status_code == 403
+    client.post(reverse("admin:providers_resourceclass_delete", args=[rc.pk]), {"post": "yes"})
+    assert not ResourceClass.objects.filter(pk=rc.pk).exists()
+
+
+def test_resource_class_in_use_cannot_be_deleted(client, db):
+    make_provider("x", inventory={"CUSTOM_BUSY": 1})
+    rc = ResourceClass.objects.get(name="CUSTOM_BUSY")
+    response = client.post(reverse("admin:providers_resourceclass_delete", args=[rc.pk]),
+                           {"post": "yes"}, follow=True)
+    assert response.status_code == 200
+    assert "protected related objects" in response.content.decode()
+    assert ResourceClass.objects.filter(pk=rc.pk).exists()
+
+
+def test_traits_create_and_delete_custom_only(client, sample):
+    add_url = reverse("admin:providers_trait_add")
+    client.post(add_url, {"name": "CUSTOM_GOLD"})
+    gold = Trait.objects.get(name="CUSTOM_GOLD")
+    response = client.post(add_url, {"name": "custom_bad"})
+    assert any("Invalid name" in e for e in errors_of(response))
+    standard = Trait.objects.get(name="HW_CPU_X86_AVX2")
+    assert client.get(change_url(standard)).context["has_delete_permission"] is False
+    assert client.post(reverse("admin:providers_trait_delete", args=[standard.pk]),
+                       {"post": "yes"}).status_code == 403
+    client.post(reverse("admin:providers_trait_delete", args=[gold.pk]), {"post": "yes"})
+    assert not Trait.objects.filter(name="CUSTOM_GOLD").exists()
+
+
+def test_trait_in_use_cannot_be_deleted(client, sample):
+    make_provider("tagged", traits=["CUSTOM_USED"])
+    used = Trait.objects.get(name="CUSTOM_USED")
+    response = client.post(reverse("admin:providers_trait_delete", args=[used.pk]),
+                           {"post": "yes"}, follow=True)
+    assert response.status_code == 200
+    assert "protected related objects" in response.content.decode()
+    assert Trait.objects.filter(pk=used.pk).exists()
+
+
+def test_trait_autocomplete_for_the_inline(client, sample):
+    response = client.get(reverse("admin:autocomplete"), {
+        "app_label": "providers", "model_name": "providertrait", "field_name": "trait",
+        "term": "AVX2"})
+    assert response.status_code == 200
+    assert "HW_CPU_X86_AVX2" in [r["text"] for r in response.json()["results"]]
+
+
+def test_consumer_shows_allocations_and_deletes_through_the_service(client, sample):
+    vm1 = sample["vm1"]
+    page = client.get(change_url(vm1))
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "cn1-numa0" in body and "DISK_GB" in body
+    assert page.context["has_change_permission"] is False
+    response = client.post(reverse("admin:allocations_consumer_delete", args=[vm1.pk]),
+                           {"post": "yes"}, follow=True)
+    assert response.status_code == 200
+    assert not Consumer.objects.filter(pk=vm1.pk).exists()
+    assert not Allocation.objects.filter(consumer_id=vm1.pk).exists()
+
+
+def test_bulk_delete_consumers_action(client, sample):
+    ids = [sample["vm1"].pk, sample["vm2"].pk]
+    response = client.post(reverse("admin:allocations_consumer_changelist"), {
+        "action": "delete_consumers", "_selected_action": ids}, follow=True)
+    assert "Deleted 2 consumer(s) and their allocations." in messages_of(response)
+    assert Consumer.objects.count() == 0 and Allocation.objects.count() == 0
+
+
+def test_projects_users_types_are_view_only(client, sample):
+    project = Project.objects.get(external_id="proj-a")
+    page = client.get(change_url(project))
+    assert page.context["has_change_permission"] is False
+    assert client.get(reverse("admin:allocations_project_add")).status_code == 403

@@ -1,0 +1,83 @@
+"""The candidates page runs a query through the real API and tabulates the answer."""
+import pytest
+from django.urls import reverse
+
+from tests.factories import make_provider
+
+pytestmark = pytest.mark.django_db
+
+
+def run(client, q, version="1.39"):
+    return client.get(reverse("ui:candidates"), {"q": q, "version": version})
+
+
+def test_blank_page_has_the_form(client):
+    response = client.get(reverse("ui:candidates"))
+    assert response.status_code == 200
+    assert "ran" not in response.context
+    assert 'name="q"' in response.content.decode()
+
+
+def test_candidates_and_summaries_tables(client, sample):
+    response = run(client, "resources=VCPU:1,MEMORY_MB:512&required=HW_CPU_X86_AVX2")
+    assert response.status_code == 200
+    assert response.context["status"] == 200
+    rows = response.context["candidate_rows"]
+    # only cn1's tree has AVX2 at its root: VCPU from either NUMA node, memory from cn1
+    assert sorted(sorted((a["name"], a["resources"][0][0]) for a in row["allocations"])
+                  for row in rows) == [
+        [("cn1", "MEMORY_MB"), ("cn1-numa0", "VCPU")],
+        [("cn1", "MEMORY_MB"), ("cn1-numa1", "VCPU")],
+    ]
+    assert all(row["mappings"] for row in rows)  # 1.34+ mappings shown
+    summaries = {s["name"]: s for s in response.context["summary_rows"]}
+    assert {"cn1", "cn1-numa0", "cn1-numa1"} <= set(summaries)
+    assert ("VCPU", 6, 8) in summaries["cn1-numa0"]["resources"]
+    assert summaries["cn1-numa0"]["root_name"] == "cn1"
+    assert "HW_CPU_X86_AVX2" in summaries["cn1"]["traits"]
+    assert "cn1-numa1" in response.content.decode()
+
+
+def test_old_microversion_list_form(client, db):
+    make_provider("solo", inventory={"VCPU": 4})
+    response = run(client, "?resources=VCPU:2", version="1.10")
+    rows = response.context["candidate_rows"]
+    assert [[(a["name"], a["resources"]) for a in r["allocations"]] for r in rows] == [
+        [("solo", [("VCPU", 2)])]]
+    assert response.context["summary_rows"][0]["has_tree"] is False
+
+
+def test_pasted_url_is_accepted(client, db):
+    make_provider("solo", inventory={"VCPU": 4})
+    response = run(client, "http://placement/allocation_candidates?resources=VCPU:1")
+    assert response.context["api_path"] == "/allocation_candidates?resources=VCPU:1"
+    assert len(response.context["candidate_rows"]) == 1
+
+
+def test_no_candidates(client, sample):
+    response = run(client, "resources=VCPU:1000")
+    assert response.context["candidate_rows"] == []
+    assert "No provider (or combination of providers)" in response.content.decode()
+
+
+def test_api_errors_are_shown(client, db):
+    response = run(client, "resources=VCPU:one")
+    assert response.status_code == 200
+    error = response.context["error"]
+    assert error["status"] == 400
+    assert error["code"] == "placement.undefined_code"
+    assert error["detail"] == "Requested resource VCPU expected positive integer amount. Got: one."
+    assert "error-box" in response.content.decode()
+    response = run(client, "resources=CUSTOM_MISSING:1")
+    assert response.context["error"]["status"] == 400
+    assert "CUSTOM_MISSING" in response.context["error"]["detail"]
+
+
+def test_form_errors(client, db):
+    response = run(client, "resources=VCPU:1 & limit=1")
+    assert "must not contain spaces" in response.content.decode()
+    response = run(client, "/resource_providers?name=x")
+    assert response.context["form"].errors["q"]
+    response = run(client, "resources=VCPU:1", version="1.9")
+    assert "version" in response.context["form"].errors
+    assert "ran" not in response.context

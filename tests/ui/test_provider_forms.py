@@ -1,0 +1,138 @@
+"""The provider page's edit forms write through the services, generation-checked."""
+import pytest
+from django.urls import reverse
+
+from providers.models import Inventory, ResourceProvider
+
+pytestmark = pytest.mark.django_db
+
+
+def messages_of(response):
+    return [str(m) for m in response.context["messages"]]
+
+
+def post(client, provider, what, data, follow=True):
+    url = reverse(f"ui:provider-{what}", args=[provider.uuid])
+    return client.post(url, data, follow=follow)
+
+
+def inventory(provider):
+    return {inv.resource_class.name: (inv.total, inv.reserved, inv.max_unit)
+            for inv in Inventory.objects.filter(provider=provider).select_related("resource_class")}
+
+
+def generation(provider):
+    return ResourceProvider.objects.get(pk=provider.pk).generation
+
+
+def test_add_update_delete_one_inventory_class(client, sample):
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "DISK_GB", "total": 500, "reserved": 10, "generation": 0,
+        "action": "save"})
+    assert response.status_code == 200
+    assert "Added DISK_GB inventory of cn2." in messages_of(response)
+    assert inventory(cn2)["DISK_GB"] == (500, 10, 2147483647)
+    assert inventory(cn2)["VCPU"] == (16, 0, 2147483647)  # others untouched
+    assert generation(cn2) == 1
+
+    response = post(client, cn2, "inventory", {
+        "resource_class": "DISK_GB", "total": 600, "max_unit": 100, "generation": 1,
+        "action": "save"})
+    assert "Updated DISK_GB inventory of cn2." in messages_of(response)
+    assert inventory(cn2)["DISK_GB"] == (600, 0, 100)
+
+    response = post(client, cn2, "inventory", {
+        "resource_class": "DISK_GB", "generation": 2, "action": "delete"})
+    assert "Deleted DISK_GB inventory of cn2." in messages_of(response)
+    assert "DISK_GB" not in inventory(cn2)
+    assert generation(cn2) == 3
+
+
+def test_stale_generation_is_a_conflict_message_and_writes_nothing(client, sample):
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "total": 1, "generation": 7, "action": "save"})
+    assert response.status_code == 200
+    [message] = messages_of(response)
+    assert "changed by someone else" in message
+    assert inventory(cn2)["VCPU"] == (16, 0, 2147483647)
+    assert generation(cn2) == 0
+
+
+def test_invalid_inventory_is_a_form_error(client, sample):
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "total": 4, "reserved": 5, "generation": 0,
+        "action": "save"}, follow=False)
+    assert response.status_code == 400
+    form = response.context["inventory_form"]
+    assert "The reserved value is greater than total" in str(form.errors["reserved"])
+    assert "The reserved value is greater than total" in response.content.decode()
+    response = post(client, cn2, "inventory", {
+        "resource_class": "vcpu", "total": 0, "generation": 0, "action": "save"}, follow=False)
+    assert response.status_code == 400
+    assert set(response.context["inventory_form"].errors) == {"resource_class", "total"}
+    assert generation(cn2) == 0
+
+
+def test_unknown_class_and_in_use_delete_are_messages(client, sample):
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "CUSTOM_NOPE", "total": 1, "generation": 0, "action": "save"})
+    [message] = messages_of(response)
+    assert message.startswith("Not saved:") and "CUSTOM_NOPE" in message
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "generation": 0, "action": "delete"})
+    [message] = messages_of(response)
+    assert "in use" in message
+    assert "VCPU" in inventory(cn2)
+    assert generation(cn2) == 0
+
+
+def test_replace_traits(client, sample):
+    numa1 = sample["numa1"]
+    response = post(client, numa1, "traits", {
+        "traits": "HW_CPU_X86_AVX2, HW_NUMA_ROOT\nHW_CPU_X86_AVX2", "generation": 0})
+    assert "Saved 2 trait(s) on cn1-numa1." in messages_of(response)
+    assert sorted(numa1.traits.values_list("name", flat=True)) == [
+        "HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
+    assert generation(numa1) == 1
+    response = post(client, numa1, "traits", {"traits": "CUSTOM_GOLD", "generation": 1})
+    [message] = messages_of(response)
+    assert "No such trait CUSTOM_GOLD" in message
+    response = post(client, numa1, "traits", {
+        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 1})
+    assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
+    response = post(client, numa1, "traits", {"traits": "", "generation": 1})
+    assert "changed by someone else" in messages_of(response)[0]
+    assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
+
+
+def test_failed_trait_write_does_not_leave_created_custom_traits(client, sample):
+    from providers.models import Trait
+
+    response = post(client, sample["numa1"], "traits", {
+        "traits": "CUSTOM_LEFTOVER", "create_custom": "on", "generation": 5})
+    assert "changed by someone else" in messages_of(response)[0]
+    assert not Trait.objects.filter(name="CUSTOM_LEFTOVER").exists()
+
+
+def test_replace_aggregates(client, sample):
+    cn2 = sample["cn2"]
+    agg = "9a9c6b0f-e8d1-4d16-b053-a2bfe8a76757"
+    response = post(client, cn2, "aggregates", {"aggregates": agg, "generation": 0})
+    assert "Saved 1 aggregate(s) on cn2." in messages_of(response)
+    assert list(cn2.aggregates.values_list("uuid", flat=True)) == [agg]
+    response = post(client, cn2, "aggregates", {"aggregates": "not-a-uuid", "generation": 1},
+                    follow=False)
+    assert response.status_code == 400
+    assert "Not a uuid: not-a-uuid" in response.content.decode()
+    response = post(client, cn2, "aggregates", {"aggregates": "", "generation": 0})
+    assert "changed by someone else" in messages_of(response)[0]
+    assert cn2.aggregates.count() == 1
+
+
+def test_edit_views_accept_only_post(client, sample):
+    url = reverse("ui:provider-traits", args=[sample["cn2"].uuid])
+    assert client.get(url).status_code == 405
