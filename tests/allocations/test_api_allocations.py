@@ -506,3 +506,45 @@ def test_post_keys_are_not_normalized(api, rp):
     upper = str(uuidlib.uuid4()).upper()
     assert api.post("/allocations", {upper: body([(rp, {"VCPU": 1})])}).status_code == 204
     assert Consumer.objects.filter(uuid=upper).exists()
+
+
+# --- order of evaluation -------------------------------------------------------------
+
+
+def test_consumer_generation_is_checked_before_provider_existence(api, rp):
+    data = body([(rp, {"VCPU": 1})], generation=5)
+    data["allocations"][new_uuid()] = {"resources": {"VCPU": 1}}
+    resp = api.put(f"/allocations/{new_uuid()}", data)
+    assert resp.status_code == 409
+    assert "expected null but got 5" in error_detail(resp)
+
+
+def test_provider_existence_is_checked_before_resource_classes(api, rp):
+    missing = new_uuid()
+    data = body([(rp, {"CUSTOM_NOPE": 1})])
+    data["allocations"][missing] = {"resources": {"VCPU": 1}}
+    resp = api.put(f"/allocations/{new_uuid()}", data)
+    assert resp.status_code == 400
+    assert "that does not exist" in error_detail(resp)
+
+
+def test_post_reports_first_generation_mismatch_in_body_order(api, rp):
+    a, b = new_uuid(), new_uuid()
+    resp = api.post("/allocations", {a: body([(rp, {"VCPU": 1})], generation=7),
+                                     b: body([(rp, {"VCPU": 1})], generation=3)})
+    assert resp.status_code == 409
+    assert "expected null but got 7" in error_detail(resp)
+
+
+def test_post_checks_all_generations_before_provider_existence(api, rp):
+    missing = new_uuid()
+    a, b = new_uuid(), new_uuid()
+    first = body([(rp, {"VCPU": 1})])
+    first["allocations"][missing] = {"resources": {"VCPU": 1}}
+    resp = api.post("/allocations", {a: first, b: body([(rp, {"VCPU": 1})], generation=2)})
+    assert resp.status_code == 409
+    resp = api.post("/allocations", {a: first, b: body([(rp, {"VCPU": 1})])})
+    assert resp.status_code == 400
+    assert f"Allocation for resource provider '{missing}' that does not exist." in \
+        error_detail(resp)
+    assert not Consumer.objects.exists()
