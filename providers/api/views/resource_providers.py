@@ -26,7 +26,7 @@ def _is_canonical_uuid(value):
 def list_query_schema(version):
     """Query schema of GET /resource_providers at `version`."""
     properties = {
-        "name": {"type": "string", "maxLength": 200},
+        "name": {"type": "string"},
         "uuid": {"type": "string", "format": "uuid"},
     }
     if version >= (1, 3):
