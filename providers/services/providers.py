@@ -64,7 +64,8 @@ def provider_create(*, name, uuid=None, parent_uuid=None):
     Raises BadRequest (empty name, bad parent), DuplicateName (409).
     """
     uuid = normalize_uuid(uuid) if uuid else str(uuidlib.uuid4())
-    prefix = f'Unable to create resource provider "{name}", {uuid}: Object action create failed because: '
+    prefix = (f'Unable to create resource provider "{name}", {uuid}: '
+              "Object action create failed because: ")
     if not name:
         raise BadRequest(prefix + "name is required")
     if parent_uuid is not None and parent_uuid == uuid:
