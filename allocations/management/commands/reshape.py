@@ -1,0 +1,156 @@
+"""manage.py reshape: apply a POST /reshaper payload offline, or preview it."""
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from allocations.models import Allocation
+from placement_site.inprocess import PlacementClient
+from providers.models import Inventory, ResourceProvider
+
+INVENTORY_FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size",
+                    "allocation_ratio")
+DEFAULTS = {"reserved": 0, "min_unit": 1, "max_unit": 2147483647, "step_size": 1,
+            "allocation_ratio": 1.0}
+
+
+class Command(BaseCommand):
+    help = (
+        "Apply a reshaper payload (the JSON body of POST /reshaper) without a running "
+        "server: it goes through the in-process API, with the same validation, "
+        "microversion rules and single transaction as the endpoint. Prints the "
+        "inventories and allocations that change (before -> after). --dry-run shows "
+        "the same but rolls everything back."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", metavar="FILE", help="JSON file with the reshaper body.")
+        parser.add_argument("--dry-run", action="store_true",
+                            help="Show what would change and change nothing.")
+        parser.add_argument("--microversion", default="latest",
+                            help="Placement microversion of the payload, 1.30 or later "
+                                 "(default: %(default)s; 1.38+ requires consumer_type).")
+
+    def handle(self, *args, file, dry_run, microversion, **options):
+        payload = _read_payload(file)
+        provider_uuids, consumer_uuids = _affected(payload)
+        client = PlacementClient(version=microversion, roles=["admin", "service"])
+        with transaction.atomic():
+            before = _state(provider_uuids, consumer_uuids)
+            result = client.post("/reshaper", payload)
+            if result.status != 204:
+                code = result.error_code()
+                raise CommandError(
+                    f"Reshape refused ({result.status}{', ' + code if code else ''}): "
+                    f"{result.error_detail()}")
+            after = _state(provider_uuids, consumer_uuids)
+            if dry_run:
+                transaction.set_rollback(True)
+        lines = list(_diff(before, after))
+        for line in lines or ["No inventory or allocation changes."]:
+            self.stdout.write(line)
+        if dry_run:
+            self.stdout.write(self.style.WARNING("Dry run: nothing was changed."))
+        else:
+            self.stdout.write(self.style.SUCCESS("Reshape applied."))
+
+
+def _read_payload(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            payload = json.load(handle)
+    except FileNotFoundError:
+        raise CommandError(f"File not found: {path}")
+    except IsADirectoryError:
+        raise CommandError(f"Not a file: {path}")
+    except OSError as exc:
+        raise CommandError(f"Cannot read {path}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{path} is not UTF-8 text: {exc}")
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno}, "
+                           f"column {exc.colno})")
+    if not isinstance(payload, dict):
+        raise CommandError(f"{path} must hold a JSON object with `inventories` and "
+                           "`allocations` (the POST /reshaper body).")
+    return payload
+
+
+def _affected(payload):
+    """Provider and consumer uuids a payload may change (validation is the API's)."""
+    inventories = payload.get("inventories")
+    allocations = payload.get("allocations")
+    providers = set(inventories) if isinstance(inventories, dict) else set()
+    consumers = set(allocations) if isinstance(allocations, dict) else set()
+    if isinstance(allocations, dict):
+        for body in allocations.values():
+            if isinstance(body, dict) and isinstance(body.get("allocations"), dict):
+                providers.update(body["allocations"])
+    providers.update(Allocation.objects.filter(consumer__uuid__in=consumers)
+                     .values_list("provider__uuid", flat=True))
+    return sorted(providers), sorted(consumers)
+
+
+def _state(provider_uuids, consumer_uuids):
+    providers = {uuid: {"name": name, "generation": generation, "inventories": {}}
+                 for uuid, name, generation in ResourceProvider.objects
+                 .filter(uuid__in=provider_uuids).values_list("uuid", "name", "generation")}
+    for row in (Inventory.objects.filter(provider__uuid__in=provider_uuids)
+                .values("provider__uuid", "resource_class__name", *INVENTORY_FIELDS)):
+        providers[row["provider__uuid"]]["inventories"][row["resource_class__name"]] = {
+            f: row[f] for f in INVENTORY_FIELDS}
+    consumers = {}
+    for row in (Allocation.objects.filter(consumer__uuid__in=consumer_uuids)
+                .values("consumer__uuid", "consumer__generation", "provider__uuid",
+                        "resource_class__name", "used")):
+        entry = consumers.setdefault(row["consumer__uuid"], {
+            "generation": row["consumer__generation"], "allocations": {}})
+        entry["allocations"][(row["provider__uuid"], row["resource_class__name"])] = row["used"]
+    return {"providers": providers, "consumers": consumers}
+
+
+def _record(record):
+    if record is None:
+        return "(none)"
+    shown = [f"total={record['total']}"]
+    shown += [f"{f}={record[f]:g}" if f == "allocation_ratio" else f"{f}={record[f]}"
+              for f in INVENTORY_FIELDS[1:] if record[f] != DEFAULTS[f]]
+    return " ".join(shown)
+
+
+def _diff(before, after):
+    names = {uuid: p["name"] for side in (before, after)
+             for uuid, p in side["providers"].items()}
+    for uuid in sorted(set(before["providers"]) | set(after["providers"]),
+                       key=lambda u: (names.get(u, ""), u)):
+        old = before["providers"].get(uuid, {"generation": None, "inventories": {}})
+        new = after["providers"].get(uuid, {"generation": None, "inventories": {}})
+        changes = []
+        for rc in sorted(set(old["inventories"]) | set(new["inventories"])):
+            was, now = old["inventories"].get(rc), new["inventories"].get(rc)
+            if was != now:
+                changes.append(f"  inventory {rc}: {_record(was)} -> {_record(now)}")
+        if changes or old["generation"] != new["generation"]:
+            yield (f"Provider {names.get(uuid, '?')} ({uuid}): generation "
+                   f"{old['generation']} -> {new['generation']}")
+            yield from changes
+    for uuid in sorted(set(before["consumers"]) | set(after["consumers"])):
+        old = before["consumers"].get(uuid, {"generation": None, "allocations": {}})
+        new = after["consumers"].get(uuid, {"generation": None, "allocations": {}})
+        changes = []
+        for rp, rc in sorted(set(old["allocations"]) | set(new["allocations"]),
+                             key=lambda k: (names.get(k[0], ""), k)):
+            was, now = old["allocations"].get((rp, rc)), new["allocations"].get((rp, rc))
+            if was != now:
+                changes.append(f"  {rc} on {names.get(rp, '?')} ({rp}): "
+                               f"{'(none)' if was is None else was} -> "
+                               f"{'(none)' if now is None else now}")
+        if changes or old["generation"] != new["generation"]:
+            gone = " (consumer removed)" if uuid not in after["consumers"] else ""
+            yield (f"Consumer {uuid}: generation {_gen(old['generation'])} -> "
+                   f"{_gen(new['generation'])}{gone}")
+            yield from changes
+
+
+def _gen(value):
+    return "(none)" if value is None else value
