@@ -61,3 +61,10 @@ def test_calls_join_the_callers_transaction(client):
     assert not Trait.objects.filter(name="CUSTOM_ROLLED_BACK").exists()
     # the connection is still usable after the request cycle
     assert client.get("/traits/HW_CPU_X86_AVX").status == 204
+
+
+def test_identity_also_works_with_the_keystone_strategy(db, settings):
+    settings.PLACEMENT_AUTH_STRATEGY = "keystone"
+    assert PlacementClient().get("/traits").status == 200
+    assert PlacementClient(token="someone").get("/traits").status == 403
+    assert PlacementClient(token=None).get("/traits").status == 401
