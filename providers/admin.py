@@ -14,6 +14,7 @@ import uuid as uuidlib
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.widgets import RelatedFieldWidgetWrapper
 from django.shortcuts import redirect
 from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
@@ -95,6 +96,22 @@ def error_text(exc):
     return " ".join(str(getattr(exc, "detail", exc)).split())
 
 
+class NoRelatedLinksMixin:
+    """No add/change/delete/view pop-up links next to foreign-key selects.
+
+    Picking a parent, a class or a trait should not invite editing (or
+    deleting) that other object from inside this form.
+    """
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        widget = getattr(field, "widget", None)
+        if isinstance(widget, RelatedFieldWidgetWrapper):
+            widget.can_add_related = widget.can_change_related = False
+            widget.can_delete_related = widget.can_view_related = False
+        return field
+
+
 # --------------------------------------------------------------------------
 # Resource providers
 # --------------------------------------------------------------------------
@@ -126,17 +143,18 @@ class InventoryInlineForm(forms.ModelForm):
         return rules.with_defaults({f: self.cleaned_data[f] for f in rules.INVENTORY_FIELDS})
 
 
-class InventoryInline(admin.TabularInline):
+class InventoryInline(NoRelatedLinksMixin, admin.TabularInline):
     model = Inventory
     form = InventoryInlineForm
     extra = 1
+    verbose_name_plural = "inventories"
     fields = ["resource_class", *rules.INVENTORY_FIELDS]
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("resource_class", "provider")
 
 
-class ProviderTraitInline(admin.TabularInline):
+class ProviderTraitInline(NoRelatedLinksMixin, admin.TabularInline):
     model = ProviderTrait
     fields = ["trait"]
     autocomplete_fields = ["trait"]
@@ -149,7 +167,8 @@ class ProviderTraitInline(admin.TabularInline):
 
 
 class ProviderAggregateForm(forms.ModelForm):
-    aggregate_uuid = forms.CharField(label="Aggregate uuid", max_length=36)
+    aggregate_uuid = forms.CharField(label="Aggregate uuid", max_length=36,
+                                     widget=forms.TextInput(attrs={"size": 40}))
 
     class Meta:
         model = ProviderAggregate
@@ -218,7 +237,7 @@ class ResourceProviderForm(MPTTAdminForm):
 
 
 @admin.register(ResourceProvider)
-class ResourceProviderAdmin(ServiceAdminMixin, MPTTModelAdmin):
+class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdmin):
     form = ResourceProviderForm
     list_display = ["name", "uuid", "generation", "root_name", "created_at"]
     search_fields = ["name", "uuid"]
@@ -227,6 +246,9 @@ class ResourceProviderAdmin(ServiceAdminMixin, MPTTModelAdmin):
     mptt_level_indent = 20
     inlines = [InventoryInline, ProviderTraitInline, ProviderAggregateInline]
     readonly_fields = ["generation", "root", "created_at", "updated_at", "ui_link"]
+
+    class Media:
+        css = {"all": ["ui/admin.css"]}
 
     def get_fields(self, request, obj=None):
         fields = ["name", "uuid", "parent", "expected_generation"]

@@ -287,3 +287,12 @@ def test_projects_users_types_are_view_only(client, sample):
     page = client.get(change_url(project))
     assert page.context["has_change_permission"] is False
     assert client.get(reverse("admin:allocations_project_add")).status_code == 403
+
+
+def test_admin_static_files_are_served(client):
+    # gunicorn serves no static files; the admin (and its CSS) must still look right.
+    response = client.get("/static/ui/admin.css")
+    assert response.status_code == 200
+    assert b"inline-group" in b"".join(response.streaming_content)
+    assert client.get("/static/admin/css/base.css").status_code == 200
+    assert client.get("/static/nope.css").status_code == 404
