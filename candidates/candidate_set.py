@@ -2,7 +2,7 @@
 
 A *partial candidate* is one way to satisfy one request group, built around
 one anchor (a root provider id, allocation-candidates.md §4.1):
-``Partial(allocations=((rp, rc, amount), ...), providers=(rp, ...))``.
+``Partial(allocations=(((rp, rc), amount), ...), providers=(rp, ...))``.
 ``group_partials()`` returns ``{anchor: [Partial, ...]}`` in a deterministic
 order (anchors by id, providers by id).
 
@@ -43,7 +43,7 @@ class Facts:
 
     root/position: rp -> root id / (tree_id, lft, rght);
     fits: (rc, amount) -> [rp, ...] providers where the amount fits;
-    inventory: (rp, rc) -> (used, capacity, max_unit);
+    inventory: (rp, rc) -> (used, total, reserved, allocation_ratio, max_unit);
     traits / aggregates: rp -> set of the request's trait / aggregate ids;
     sharing: ids of sharing providers; sharing_anchors: rp -> anchor roots in
     this batch besides its own root; holds_root(root) -> is the root an
@@ -98,12 +98,33 @@ def root_filter(required, forbidden, facts):
 
 
 def group_partials(group, facts, root_ok):
-    """{anchor: [Partial]} for one group (§4.2 unsuffixed, §4.3 suffixed/resourceless)."""
+    """{anchor: [Partial]} for one group (§4.2 unsuffixed, §4.3 suffixed/resourceless).
+
+    Partial.allocations is canonical: ``(((rp, rc), amount), ...)`` sorted.
+    """
     if not group.suffixed:
         return _unsuffixed(group, facts, root_ok)
     if group.resourceless:
         return _single_provider(group, facts, root_ok, _resourceless_providers(group, facts))
     return _single_provider(group, facts, root_ok, _fitting_everything(group, facts))
+
+
+def _member_sets(group, facts):
+    """(providers in M or None when no positive member_of, providers in F,
+    providers having a forbidden trait), computed once per group."""
+    in_m = None
+    if group.member_of:
+        in_m = {rp for rp, aggs in facts.aggregates.items()
+                if in_aggregates(aggs, group.member_of)}
+    in_f = set()
+    if group.forbidden_aggregates:
+        bad = group.forbidden_aggregates
+        in_f = {rp for rp, aggs in facts.aggregates.items() if not bad.isdisjoint(aggs)}
+    bad_traits = set()
+    if group.forbidden:
+        bad = group.forbidden
+        bad_traits = {rp for rp, traits in facts.traits.items() if not bad.isdisjoint(traits)}
+    return in_m, in_f, bad_traits
 
 
 def _fitting_everything(group, facts):
@@ -132,19 +153,20 @@ def _resourceless_providers(group, facts):
 def _single_provider(group, facts, root_ok, providers):
     """Suffixed groups: one provider satisfies the whole group (§4.3)."""
     result = {}
+    in_m, in_f, bad_traits = _member_sets(group, facts)
     use_tree = group.in_tree_root is not None and not group.resourceless
-    allocations_for = tuple(group.amounts)
+    amounts = group.amounts
+    required = group.required
     for rp in providers:
         if use_tree and facts.root[rp] != group.in_tree_root:
             continue
-        if not has_traits(facts.traits_of(rp), group.required, group.forbidden):
+        if rp in bad_traits or rp in in_f or (in_m is not None and rp not in in_m):
             continue
-        aggregates = facts.aggregates_of(rp)
-        if group.member_of and not in_aggregates(aggregates, group.member_of):
-            continue
-        if group.forbidden_aggregates and not group.forbidden_aggregates.isdisjoint(aggregates):
-            continue
-        partial = Partial(tuple((rp, rc, n) for rc, n in allocations_for), (rp,))
+        if required:
+            traits = facts.traits_of(rp)
+            if not all(not names.isdisjoint(traits) for names in required):
+                continue
+        partial = Partial(tuple(sorted(((rp, rc), n) for rc, n in amounts)), (rp,))
         for anchor in facts.anchors(rp):
             if root_ok(anchor):
                 result.setdefault(anchor, []).append(partial)
@@ -154,21 +176,34 @@ def _single_provider(group, facts, root_ok, providers):
 def _unsuffixed(group, facts, root_ok):
     """The unsuffixed group: classes may come from several providers of one tree or
     sharing providers; traits are satisfied collectively by the chosen ones (§4.2)."""
-    entries = {}      # anchor -> [[rp, ...] per class]
+    in_m, in_f, bad_traits = _member_sets(group, facts)
+    tree_root = group.in_tree_root
+    sharing = facts.sharing
+    holds_root = facts.holds_root
+    roots = facts.root
     count = len(group.amounts)
+    entries = {}      # anchor -> [[rp, ...] per class]
     for index, key in enumerate(group.amounts):
         for rp in facts.fits.get(key, ()):
-            if group.forbidden and not group.forbidden.isdisjoint(facts.traits_of(rp)):
+            if rp in bad_traits:
                 continue  # a chosen provider must have none of the forbidden traits
-            own_root = facts.root[rp]
-            if group.in_tree_root is not None:
+            own_root = roots[rp]
+            if tree_root is not None:
                 # only the in_tree tree, and no sharing from other trees
-                anchors = [own_root] if (own_root == group.in_tree_root
-                                         and facts.holds_root(own_root)) else []
-            else:
+                if own_root != tree_root or not holds_root(own_root):
+                    continue
+                anchors = (own_root,)
+            elif rp in sharing:
                 anchors = facts.anchors(rp)
+            elif holds_root(own_root):
+                anchors = (own_root,)
+            else:
+                continue
             for anchor in anchors:
-                if not _entry_allowed(group, facts, rp, anchor, own_root):
+                if in_m is not None and rp not in in_m and (own_root != anchor
+                                                            or anchor not in in_m):
+                    continue  # an aggregate on the anchor root spans its own tree only
+                if in_f and (rp in in_f or anchor in in_f):
                     continue
                 per_class = entries.get(anchor)
                 if per_class is None:
@@ -177,36 +212,41 @@ def _unsuffixed(group, facts, root_ok):
     result = {}
     rcs = [rc for rc, _ in group.amounts]
     amounts = [n for _, n in group.amounts]
+    by_class = sorted(zip(rcs, amounts))
+    required = group.required
+    traits_of = facts.traits_of
     for anchor in sorted(entries):
         per_class = entries[anchor]
         if not all(per_class) or not root_ok(anchor):
             continue
+        if all(len(e) == 1 for e in per_class):
+            first = per_class[0][0]
+            if all(e[0] == first for e in per_class):
+                # the common case: one provider has everything
+                if required and not all(not names.isdisjoint(traits_of(first))
+                                        for names in required):
+                    continue
+                result[anchor] = [Partial(tuple(((first, rc), n) for rc, n in by_class),
+                                          (first,))]
+                continue
+            choices = (tuple(e[0] for e in per_class),)
+        else:
+            choices = product(*per_class)
         partials = []
-        for choice in product(*(sorted(set(e)) for e in per_class)):
-            chosen = sorted(set(choice))
-            if group.required:
-                traits = set()
-                for rp in chosen:
-                    traits |= facts.traits_of(rp)
-                if not all(not names.isdisjoint(traits) for names in group.required):
+        for choice in choices:
+            chosen = tuple(sorted(set(choice)))
+            if required:
+                if len(chosen) == 1:
+                    traits = traits_of(chosen[0])
+                else:
+                    traits = set()
+                    for rp in chosen:
+                        traits |= traits_of(rp)
+                if not all(not names.isdisjoint(traits) for names in required):
                     continue
             partials.append(Partial(
-                tuple(zip(choice, rcs, amounts)), tuple(chosen)))
+                tuple(sorted(((rp, rc), n) for rp, rc, n in zip(choice, rcs, amounts))),
+                chosen))
         if partials:
             result[anchor] = partials
     return result
-
-
-def _entry_allowed(group, facts, rp, anchor, own_root):
-    """member_of / forbidden aggregates for an entry of the unsuffixed group (§4.2)."""
-    if group.member_of:
-        if not in_aggregates(facts.aggregates_of(rp), group.member_of):
-            # an aggregate on the anchor root spans its tree, not sharing providers
-            if own_root != anchor or not in_aggregates(facts.aggregates_of(anchor),
-                                                       group.member_of):
-                return False
-    if group.forbidden_aggregates:
-        if (not group.forbidden_aggregates.isdisjoint(facts.aggregates_of(rp))
-                or not group.forbidden_aggregates.isdisjoint(facts.aggregates_of(anchor))):
-            return False
-    return True

@@ -46,6 +46,18 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
     suffixed = [i for i, group in enumerate(groups) if group.suffixed]
     constraints = [[suffixes.index(s) for s in constraint] for constraint in same_subtree]
     check_isolate = isolate and len(suffixed) > 1
+    if len(groups) == 1:
+        # one group: its partials are the candidates
+        suffix = suffixes[0]
+        check = constraints or drop_same_tree
+        for anchor in sorted(anchors):
+            for partial in partials[0][anchor]:
+                if check:
+                    amounts = dict(partial.allocations)
+                    if drop_same_tree and _two_from_one_tree(amounts, facts.root):
+                        continue
+                yield partial.allocations, ((suffix, partial.providers),)
+        return
     for anchor in sorted(anchors):
         lists = [per_anchor[anchor] for per_anchor in partials]
         for combo in product(*lists):
@@ -60,8 +72,7 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
             amounts = {}
             merged = False
             for partial in combo:
-                for rp, rc, n in partial.allocations:
-                    key = (rp, rc)
+                for key, n in partial.allocations:
                     if key in amounts:
                         amounts[key] += n
                         merged = True
@@ -77,9 +88,9 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
 
 def _consolidated_fits(amounts, inventory):
     """Summed amounts per (provider, class): used + sum <= capacity and sum <= max_unit."""
-    for key, total in amounts.items():
-        used, capacity, max_unit = inventory[key]
-        if used + total > capacity or total > max_unit:
+    for key, amount in amounts.items():
+        used, total, reserved, ratio, max_unit = inventory[key]
+        if used + amount > int((total - reserved) * ratio) or amount > max_unit:
             return False
     return True
 

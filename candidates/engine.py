@@ -28,7 +28,7 @@ from candidates.sql import trees
 FIRST_BATCH_ROOT_IDS = 64
 
 
-@dataclass
+@dataclass(slots=True)
 class Summary:
     uuid: str
     parent_uuid: str = None
@@ -258,40 +258,57 @@ def _load_facts(scope, groups, query, names, sharing):
         aggregate_ids |= group.forbidden_aggregates
     scopes = [scope]
     sharing_ids = [row[0] for row in sharing]
+    root, position = facts.root, facts.position
     if sharing_ids:
         scopes.append(Scope.providers(sharing_ids))
         facts.sharing = set(sharing_ids)
-        for rp, root, tree, lft, rght in sharing:
-            facts.root[rp] = root
-            facts.position[rp] = (tree, lft, rght)
-    fits = {}
+        for rp, root_id, tree, lft, rght in sharing:
+            root[rp] = root_id
+            position[rp] = (tree, lft, rght)
+    fits, inventory = {}, facts.inventory
+    want_positions = bool(query.same_subtree)
     for where in scopes:
-        for (rp, root, rc, amount, used, cap, max_unit, tree, lft, rght) in \
-                capacity.providers_with_capacity(amounts, where):
-            facts.root[rp] = root
-            facts.position[rp] = (tree, lft, rght)
-            fits.setdefault((rc, amount), set()).add(rp)
-            facts.inventory[(rp, rc)] = (used, cap, max_unit)
+        for (rp, root_id, rc, amount, used, total, reserved, ratio, max_unit, tree, lft,
+             rght) in capacity.providers_with_capacity(amounts, where):
+            root[rp] = root_id
+            if want_positions:
+                position[rp] = (tree, lft, rght)
+            per_key = fits.get((rc, amount))
+            if per_key is None:
+                per_key = fits[(rc, amount)] = []
+            per_key.append(rp)
+            inventory[(rp, rc)] = (used, total, reserved, ratio, max_unit)
         if trait_ids:
-            _add_traits(facts, trait_sql.provider_traits(trait_ids, where))
+            _add_rows(facts.traits, root, position,
+                      trait_sql.provider_traits(trait_ids, where), want_positions)
         if aggregate_ids:
-            for rp, agg, root, tree, lft, rght in agg_sql.provider_aggregates(aggregate_ids,
-                                                                              where):
-                facts.root[rp] = root
-                facts.position[rp] = (tree, lft, rght)
-                facts.aggregates.setdefault(rp, set()).add(agg)
-    facts.fits = {key: sorted(rps) for key, rps in fits.items()}
+            _add_rows(facts.aggregates, root, position,
+                      agg_sql.provider_aggregates(aggregate_ids, where), want_positions)
     if sharing_ids:
-        for rp, root in agg_sql.sharing_anchor_roots(sharing_ids, scope):
-            facts.sharing_anchors.setdefault(rp, set()).add(root)
+        # a sharing provider inside the scope was seen twice
+        facts.fits = {key: sorted(set(rps)) for key, rps in fits.items()}
+        for rp, anchor in agg_sql.sharing_anchor_roots(sharing_ids, scope):
+            facts.sharing_anchors.setdefault(rp, set()).add(anchor)
+    else:
+        facts.fits = {key: sorted(rps) for key, rps in fits.items()}
     return facts
 
 
+def _add_rows(target, root, position, rows, want_positions):
+    """rows (rp, value, root, tree, lft, rght) -> target[rp] = {value, ...}."""
+    for rp, value, root_id, tree, lft, rght in rows:
+        found = target.get(rp)
+        if found is None:
+            target[rp] = {value}
+            root[rp] = root_id
+            if want_positions:
+                position[rp] = (tree, lft, rght)
+        else:
+            found.add(value)
+
+
 def _add_traits(facts, rows):
-    for rp, trait, root, tree, lft, rght in rows:
-        facts.root[rp] = root
-        facts.position[rp] = (tree, lft, rght)
-        facts.traits.setdefault(rp, set()).add(trait)
+    _add_rows(facts.traits, facts.root, facts.position, rows, True)
 
 
 # --- summaries --------------------------------------------------------------------------

@@ -11,20 +11,23 @@ from 1.29.
 def render(result, view):
     """The response document as plain dicts and lists (allocation-candidates.md §5)."""
     uuids = result.uuids
+    class_names = result.class_names
     requests = []
     for allocations, mappings in result.candidates:
         per_provider = {}
         for (rp, rc), amount in allocations:
-            per_provider.setdefault(rp, {})[rc] = amount
+            uuid = uuids[rp]
+            resources = per_provider.get(uuid)
+            if resources is None:
+                resources = per_provider[uuid] = {}
+            resources[class_names[rc]] = amount
         if view.dict_allocations:
-            entry = {"allocations": {
-                uuids[rp]: {"resources": {_name(result, rc): n for rc, n in amounts.items()}}
-                for rp, amounts in per_provider.items()}}
+            entry = {"allocations": {uuid: {"resources": resources}
+                                     for uuid, resources in per_provider.items()}}
         else:
-            entry = {"allocations": [
-                {"resource_provider": {"uuid": uuids[rp]},
-                 "resources": {_name(result, rc): n for rc, n in amounts.items()}}
-                for rp, amounts in per_provider.items()]}
+            entry = {"allocations": [{"resource_provider": {"uuid": uuid},
+                                      "resources": resources}
+                                     for uuid, resources in per_provider.items()]}
         if view.mappings:
             entry["mappings"] = {suffix: [uuids[rp] for rp in rps] for suffix, rps in mappings}
         requests.append(entry)
@@ -39,7 +42,3 @@ def render(result, view):
             body["root_provider_uuid"] = summary.root_uuid
         summaries[summary.uuid] = body
     return {"allocation_requests": requests, "provider_summaries": summaries}
-
-
-def _name(result, rc):
-    return result.class_names[rc]

@@ -18,10 +18,14 @@ come from providers.query_params (shared with GET /resource_providers).
 import re
 import uuid as uuidlib
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+import jsonschema
 
 from placement_site.api import errors
 from placement_site.api.exceptions import BadRequest
-from placement_site.api.viewsets import is_uuid_like, validate
+from placement_site.api.microversion import Version
+from placement_site.api.viewsets import is_uuid_like
 from providers.query_params import (
     AggregateQuery,
     TraitQuery,
@@ -157,6 +161,28 @@ def query_schema(version):
     }
 
 
+@lru_cache(maxsize=None)
+def _validator(version_key):
+    """A ready jsonschema validator for the query schema of one microversion (building
+    one and checking the schema on every request costs more than the validation)."""
+    schema = query_schema(Version(*version_key))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+_FIRST_VALUE_VALIDATOR = jsonschema.validators.validator_for({})({
+    "properties": {"limit": {"type": "string", "pattern": LIMIT_PATTERN},
+                   "group_policy": {"type": "string", "enum": GROUP_POLICIES}}})
+
+
+def validate(validator, data):
+    """Same outcome and message as jsonschema.validate(): the best-matching error."""
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        raise BadRequest(f"{QUERY_PREFIX}{error}")
+
+
 def _lists(query):
     """key -> [values] in first-appearance order, from a QueryDict or a mapping."""
     if hasattr(query, "lists"):
@@ -173,15 +199,11 @@ def _first_values(lists, version):
     limit = group_policy = None
     if "limit" in lists:
         first = lists["limit"][0]
-        validate({"limit": first}, {"properties": {"limit": {"type": "string",
-                                                             "pattern": LIMIT_PATTERN}}},
-                 QUERY_PREFIX)
+        validate(_FIRST_VALUE_VALIDATOR, {"limit": first})
         limit = int(first)
     if "group_policy" in lists:
         first = lists["group_policy"][0]
-        validate({"group_policy": first},
-                 {"properties": {"group_policy": {"type": "string", "enum": GROUP_POLICIES}}},
-                 QUERY_PREFIX)
+        validate(_FIRST_VALUE_VALIDATOR, {"group_policy": first})
         group_policy = first
     return limit, group_policy
 
@@ -314,8 +336,8 @@ def parse_request(query, version):
     in allocation-candidates.md §3 order.
     """
     lists = _lists(query)
-    validate({key: values[-1] for key, values in lists.items()}, query_schema(version),
-             QUERY_PREFIX)
+    validate(_validator((version.major, version.minor)),
+             {key: values[-1] for key, values in lists.items()})
     limit, group_policy = _first_values(lists, version)
     root = TraitQuery()
     if version >= ROOT_REQUIRED_VERSION:

@@ -1,5 +1,7 @@
 """GET /allocation_candidates: parse -> engine -> present (allocation-candidates.md)."""
+import gc
 import json
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -9,22 +11,37 @@ from candidates.request import parse_request
 from placement_site.api.viewsets import PlacementViewSet, endpoint
 
 
+@contextmanager
+def _no_cyclic_gc():
+    """Building thousands of small dicts and tuples triggers the cyclic collector
+    over and over (it scans every live object of the process each time); none of
+    them form cycles, so pause it for the request."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 class AllocationCandidateViewSet(PlacementViewSet):
 
     @endpoint("placement:allocation_candidates:list", min_version=(1, 10), accept=True)
     def list(self, request):
         parsed = parse_request(request.GET, request.version)
         view = parsed.view
-        result = engine.find_candidates(
-            parsed.query,
-            whole_trees=view.tree_summaries,
-            all_classes=view.all_classes,
-            with_traits=view.traits,
-            randomize=settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES,
-            max_candidates=settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES,
-        )
-        # json.dumps straight into an HttpResponse: these bodies can be large and
-        # DRF's renderer adds nothing here.
-        body = json.dumps(present.render(result, view), separators=(",", ":"))
+        with _no_cyclic_gc():
+            result = engine.find_candidates(
+                parsed.query,
+                whole_trees=view.tree_summaries,
+                all_classes=view.all_classes,
+                with_traits=view.traits,
+                randomize=settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES,
+                max_candidates=settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES,
+            )
+            # json.dumps straight into an HttpResponse: these bodies can be large and
+            # DRF's renderer adds nothing here.
+            body = json.dumps(present.render(result, view), separators=(",", ":"))
         response = HttpResponse(body, content_type="application/json")
         return self.cache_headers(request, response)

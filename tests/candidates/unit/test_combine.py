@@ -39,7 +39,7 @@ def test_suffixed_group_single_provider_and_member_of():
     facts.aggregates = {10: {5}}
     group = Group("1", amounts=((100, 1), (200, 1)), member_of=(frozenset({5}),))
     assert group_partials(group, facts, lambda root: True) == {
-        10: [Partial(((10, 100, 1), (10, 200, 1)), (10,))]}
+        10: [Partial((((10, 100), 1), ((10, 200), 1)), (10,))]}
 
 
 def test_resourceless_without_positive_filter_matches_nothing():
@@ -59,16 +59,16 @@ def test_same_subtree_uses_mptt_positions():
 
 def test_isolate_and_consolidation():
     facts = tree_facts()
-    facts.inventory = {(2, 100): (0, 2, 2), (3, 100): (0, 2, 2)}
+    facts.inventory = {(2, 100): (0, 2, 0, 1.0, 2), (3, 100): (0, 2, 0, 1.0, 2)}
     groups = [Group("1", amounts=((100, 1),)), Group("2", amounts=((100, 1),))]
-    p2, p3 = Partial(((2, 100, 1),), (2,)), Partial(((3, 100, 1),), (3,))
+    p2, p3 = Partial((((2, 100), 1),), (2,)), Partial((((3, 100), 1),), (3,))
     partials = [{1: [p2, p3]}, {1: [p2, p3]}]
     isolated = list(combine.candidates(groups, partials, facts, isolate=True))
     assert len(isolated) == 2
     together = list(combine.candidates(groups, partials, facts, isolate=False))
     assert len(together) == 4
     assert (((2, 100), 2),) in [c[0] for c in together]
-    facts.inventory[(2, 100)] = (1, 2, 2)   # 1 used: 1 + 2 > 2
+    facts.inventory[(2, 100)] = (1, 2, 0, 1.0, 2)   # 1 used: 1 + 2 > 2
     assert (((2, 100), 2),) not in [c[0] for c in combine.candidates(groups, partials, facts)]
 
 
@@ -76,8 +76,8 @@ def test_drop_same_tree_below_1_29():
     facts = tree_facts()
     facts.inventory = {}
     groups = [Group("", amounts=((100, 1), (200, 1)))]
-    partials = [{1: [Partial(((2, 100, 1), (3, 200, 1)), (2, 3)),
-                     Partial(((2, 100, 1), (20, 200, 1)), (2, 20))]}]
+    partials = [{1: [Partial((((2, 100), 1), ((3, 200), 1)), (2, 3)),
+                     Partial((((2, 100), 1), ((20, 200), 1)), (2, 20))]}]
     kept = list(combine.candidates(groups, partials, facts, drop_same_tree=True))
     assert [c[1] for c in kept] == [(("", (2, 20)),)]
 
@@ -85,6 +85,6 @@ def test_drop_same_tree_below_1_29():
 def test_combination_is_lazy():
     facts = tree_facts()
     groups = [Group("1", amounts=((100, 1),))]
-    partials = [{1: [Partial(((2, 100, 1),), (2,))] * 1000}]
+    partials = [{1: [Partial((((2, 100), 1),), (2,))] * 1000}]
     generator = combine.candidates(groups, partials, facts)
     assert next(generator)[0] == (((2, 100), 1),)

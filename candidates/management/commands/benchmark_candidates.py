@@ -1,0 +1,281 @@
+"""Time GET /allocation_candidates on the perf-kit data shapes.
+
+Usage::
+
+    python manage.py benchmark_candidates [--shape flat|nested|both] [--count 1000]
+        [--reps 20] [--load/--no-load] [--wipe] [--url http://127.0.0.1:8000]
+
+* ``--load`` (default) bulk-creates the data in the configured database
+  (DATABASE_URL) through the models, the same shapes as
+  ../shared/perf/load.py: ``flat`` = N compute nodes (VCPU 32 max 16,
+  MEMORY_MB 8192 min 128, DISK_GB 8192 min 5; aggregates and traits chosen
+  so every node has aggregate 14a5c8a3-... and HW_CPU_X86_AVX2); ``nested``
+  = N trees of 7 providers (compute node -> 2 NUMA nodes -> FPGAs/PGPU).
+  The providers table must be empty unless ``--wipe`` is given, which
+  DELETES every allocation, consumer and provider first (never use it on a
+  database you care about). With ``--shape both`` (needs ``--wipe``) each
+  shape is loaded and timed on its own, like the perf kit's separate runs.
+  After loading, planner statistics are refreshed (VACUUM ANALYZE).
+* Each canonical query of ../shared/perf/bench.py (flat and/or nested, with
+  no limit, limit=1000 and limit=5) is sent ``--reps`` times after one
+  warm-up, in-process through Django's test client, or to a live server
+  with ``--url`` (then nothing is loaded unless ``--load`` is given
+  explicitly and the server uses the same database). A table of median /
+  p95 / min latency in ms and the number of candidates is printed.
+
+Example (PostgreSQL)::
+
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench \\
+        python manage.py migrate && \\
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench \\
+        python manage.py benchmark_candidates --shape both --wipe
+"""
+import http.client
+import json
+import statistics
+import time
+import uuid as uuidlib
+from urllib.parse import urlparse
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+from django.db.models import F
+from django.test import Client
+
+from allocations.models import Allocation, Consumer
+from providers.models import (
+    Aggregate,
+    Inventory,
+    ProviderAggregate,
+    ProviderTrait,
+    ResourceClass,
+    ResourceProvider,
+    Trait,
+)
+
+FLAT_AGGREGATES = [
+    "14a5c8a3-5a99-4e8f-88be-00d85fcb1c17",
+    "66d98e7c-3c25-485d-a0dc-1cea651884de",
+    "a59dbb28-fd98-4c6e-9ec5-ae5f3d04b0aa",
+]
+FLAT_TRAITS = ["HW_CPU_X86_AVX2", "HW_CPU_X86_SSE2", "STORAGE_DISK_SSD"]
+QUERIES = {
+    "flat": ("resources=VCPU:1,DISK_GB:10,MEMORY_MB:256"
+             f"&member_of={FLAT_AGGREGATES[0]}&required=HW_CPU_X86_AVX2"),
+    "nested": ("resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH"
+               "&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO"
+               "&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA"),
+}
+HEADERS = {"x-auth-token": "admin", "openstack-api-version": "placement latest"}
+
+
+class Command(BaseCommand):
+    help = "Load perf-shaped data and time GET /allocation_candidates (see module docstring)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--shape", choices=["flat", "nested", "both"], default="both")
+        parser.add_argument("--count", type=int, default=1000)
+        parser.add_argument("--reps", type=int, default=20)
+        parser.add_argument("--url", default=None)
+        parser.add_argument("--load", dest="load", action="store_true", default=None)
+        parser.add_argument("--no-load", dest="load", action="store_false")
+        parser.add_argument("--wipe", action="store_true")
+
+    def handle(self, *args, shape, count, reps, url, load, wipe, **options):
+        shapes = ["flat", "nested"] if shape == "both" else [shape]
+        if load is None:
+            load = url is None
+        if load and len(shapes) > 1 and not wipe:
+            raise CommandError("--shape both loads each shape on its own: it needs --wipe")
+        send = _live(url) if url else _in_process()
+        rows = []
+        for name in shapes:
+            if load:
+                if wipe:
+                    _wipe()
+                elif ResourceProvider.objects.exists():
+                    raise CommandError("providers exist: use --no-load to time them, or --wipe")
+                started = time.perf_counter()
+                (load_flat if name == "flat" else load_nested)(count)
+                _analyze()
+                self.stdout.write(f"loaded {name} x{count} in "
+                                  f"{time.perf_counter() - started:.1f}s")
+            for suffix in ("", "&limit=1000", "&limit=5"):
+                query = QUERIES[name] + suffix
+                status, found = send(query)
+                if status != 200:
+                    raise CommandError(f"{query}: HTTP {status}")
+                times = []
+                for _ in range(reps):
+                    started = time.perf_counter()
+                    send(query)
+                    times.append((time.perf_counter() - started) * 1000)
+                times.sort()
+                p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+                rows.append((name, suffix.lstrip("&") or "no limit", found,
+                             statistics.median(times), p95, times[0]))
+        self.stdout.write(f"{'shape':8} {'query':12} {'cands':>6} {'median':>8} {'p95':>8} "
+                          f"{'min':>8}  (ms, {reps} reps, {'live ' + url if url else 'in-process'})")
+        for name, label, found, median, p95, fastest in rows:
+            self.stdout.write(f"{name:8} {label:12} {found:>6} {median:8.1f} {p95:8.1f} "
+                              f"{fastest:8.1f}")
+
+
+def _in_process():
+    client = Client()
+    extra = {"HTTP_X_AUTH_TOKEN": "admin", "HTTP_OPENSTACK_API_VERSION": "placement latest"}
+
+    def send(query):
+        response = client.get("/allocation_candidates?" + query, **extra)
+        body = json.loads(response.content)
+        return response.status_code, len(body.get("allocation_requests", []))
+
+    return send
+
+
+def _live(url):
+    parsed = urlparse(url)
+    prefix = parsed.path.rstrip("/")
+    state = {}
+
+    def send(query):
+        for attempt in (1, 2):
+            conn = state.get("conn")
+            if conn is None:
+                conn = state["conn"] = http.client.HTTPConnection(parsed.hostname,
+                                                                  parsed.port or 80)
+            try:
+                conn.request("GET", f"{prefix}/allocation_candidates?{query}", headers=HEADERS)
+                response = conn.getresponse()
+                body = json.loads(response.read())
+                return response.status, len(body.get("allocation_requests", []))
+            except (http.client.HTTPException, ConnectionError):
+                conn.close()
+                state.pop("conn", None)
+                if attempt == 2:
+                    raise
+
+    return send
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+
+def _analyze():
+    """Fresh bulk-loaded tables: refresh planner statistics as autovacuum would."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+
+def _wipe():
+    with transaction.atomic():
+        Allocation.objects.all().delete()
+        Consumer.objects.all().delete()
+        ProviderTrait.objects.all().delete()
+        ProviderAggregate.objects.all().delete()
+        Inventory.objects.all().delete()
+        ResourceProvider.objects.update(parent=None)
+        ResourceProvider.objects.all().delete()
+
+
+def _ids(model, field, names):
+    existing = dict(model.objects.filter(**{f"{field}__in": names}).values_list(field, "id"))
+    missing = [n for n in names if n not in existing]
+    if missing:
+        model.objects.bulk_create([model(**{field: n}) for n in missing], ignore_conflicts=True)
+        existing = dict(model.objects.filter(**{f"{field}__in": names})
+                        .values_list(field, "id"))
+    return existing
+
+
+def _next_tree_id():
+    last = ResourceProvider.objects.order_by("-tree_id").values_list("tree_id", flat=True).first()
+    return (last or 0) + 1
+
+
+def _providers(specs):
+    """Bulk-create providers from dicts with MPTT fields; returns them with ids."""
+    objs = [ResourceProvider(uuid=str(uuidlib.uuid4()), **spec) for spec in specs]
+    for obj in objs:
+        obj.name = obj.name or obj.uuid
+    ResourceProvider.objects.bulk_create(objs, batch_size=2000)
+    if any(obj.pk is None for obj in objs):  # backends that do not return ids
+        by_uuid = dict(ResourceProvider.objects.filter(
+            uuid__in=[o.uuid for o in objs]).values_list("uuid", "id"))
+        for obj in objs:
+            obj.pk = obj.id = by_uuid[obj.uuid]
+    return objs
+
+
+def _inventory(provider, rc_id, total, **fields):
+    return Inventory(provider_id=provider.id, resource_class_id=rc_id, total=total, **fields)
+
+
+@transaction.atomic
+def load_flat(count):
+    rc = _ids(ResourceClass, "name", ["VCPU", "MEMORY_MB", "DISK_GB"])
+    traits = _ids(Trait, "name", FLAT_TRAITS)
+    aggs = _ids(Aggregate, "uuid", FLAT_AGGREGATES)
+    tree = _next_tree_id()
+    nodes = _providers([{"name": None, "tree_id": tree + i, "lft": 1, "rght": 2, "level": 0}
+                        for i in range(count)])
+    ResourceProvider.objects.filter(id__in=[n.id for n in nodes]).update(root=F("id"))
+    inventories, links, tags = [], [], []
+    for i, node in enumerate(nodes):
+        inventories += [
+            _inventory(node, rc["VCPU"], 32, max_unit=16),
+            _inventory(node, rc["MEMORY_MB"], 8192, min_unit=128, max_unit=8192),
+            _inventory(node, rc["DISK_GB"], 8192, min_unit=5, max_unit=8192),
+        ]
+        links += [ProviderAggregate(provider_id=node.id, aggregate_id=aggs[a])
+                  for a in FLAT_AGGREGATES[:i % 3 + 1]]
+        tags += [ProviderTrait(provider_id=node.id, trait_id=traits[t])
+                 for t in FLAT_TRAITS[:(i // 3) % 3 + 1]]
+    Inventory.objects.bulk_create(inventories, batch_size=5000)
+    ProviderAggregate.objects.bulk_create(links, batch_size=5000)
+    ProviderTrait.objects.bulk_create(tags, batch_size=5000)
+
+
+@transaction.atomic
+def load_nested(count):
+    rc = _ids(ResourceClass, "name", ["VCPU", "MEMORY_MB", "DISK_GB", "FPGA", "VGPU"])
+    traits = _ids(Trait, "name", ["COMPUTE_VOLUME_MULTI_ATTACH", "HW_NUMA_ROOT", "CUSTOM_FOO"])
+    tree = _next_tree_id()
+    cns = _providers([{"name": None, "tree_id": tree + i, "lft": 1, "rght": 14, "level": 0}
+                      for i in range(count)])
+    ResourceProvider.objects.filter(id__in=[n.id for n in cns]).update(root=F("id"))
+
+    def children(parents, label, lft, rght, level):
+        return _providers([{"name": f"{label} {p.uuid}", "parent_id": p.id, "root_id": p.root_id
+                            if p.root_id else p.id, "tree_id": p.tree_id, "lft": lft,
+                            "rght": rght, "level": level} for p in parents])
+
+    numa0 = children(cns, "numa0", 2, 7, 1)
+    numa1 = children(cns, "numa1", 8, 13, 1)
+    fpga00 = children(numa0, "fpga0-0", 3, 4, 2)
+    pgpu00 = children(numa0, "pgpu0-0", 5, 6, 2)
+    fpga10 = children(numa1, "fpga1-0", 9, 10, 2)
+    fpga11 = children(numa1, "fpga1-1", 11, 12, 2)
+    inventories, tags = [], []
+    for cn in cns:
+        inventories.append(_inventory(cn, rc["DISK_GB"], 20480))
+        tags.append(ProviderTrait(provider_id=cn.id, trait_id=traits["COMPUTE_VOLUME_MULTI_ATTACH"]))
+    for n in numa0:
+        inventories += [_inventory(n, rc["VCPU"], 4, reserved=2),
+                        _inventory(n, rc["MEMORY_MB"], 2048, min_unit=512, step_size=256)]
+        tags.append(ProviderTrait(provider_id=n.id, trait_id=traits["HW_NUMA_ROOT"]))
+    for n in numa1:
+        inventories += [_inventory(n, rc["VCPU"], 4),
+                        _inventory(n, rc["MEMORY_MB"], 2048, min_unit=256, max_unit=1024)]
+        tags += [ProviderTrait(provider_id=n.id, trait_id=traits["HW_NUMA_ROOT"]),
+                 ProviderTrait(provider_id=n.id, trait_id=traits["CUSTOM_FOO"])]
+    for leaf in fpga00 + fpga10 + fpga11:
+        inventories.append(_inventory(leaf, rc["FPGA"], 1))
+    for leaf in pgpu00:
+        inventories.append(_inventory(leaf, rc["VGPU"], 8))
+    Inventory.objects.bulk_create(inventories, batch_size=5000)
+    ProviderTrait.objects.bulk_create(tags, batch_size=5000)
