@@ -5,7 +5,7 @@ never build error responses themselves.
 """
 import logging
 
-from django.db import OperationalError
+from django.db import DataError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 
@@ -80,6 +80,9 @@ def exception_response(request, exc):
         )
     if isinstance(exc, drf_exceptions.APIException):
         return errors.error_response(request, exc.status_code, str(exc.detail))
+    if isinstance(exc, DataError):
+        # e.g. a NUL character or an out-of-range number the database refuses to store
+        return errors.error_response(request, 400, f"Invalid input: {exc}")
     if isinstance(exc, OperationalError) and _is_database_locked(exc):
         # SQLite's busy timeout ran out: another writer held the lock too long.
         return errors.error_response(

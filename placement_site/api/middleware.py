@@ -146,7 +146,11 @@ class MicroversionMiddleware:
 
 
 class BodyFramingMiddleware:
-    """Content-Length must be an integer; a body needs a Content-Type."""
+    """Content-Length must be an integer; a body needs a Content-Type.
+
+    Also refuses NUL characters in the path and query string: PostgreSQL cannot
+    store or compare them, and no Placement name or id may contain one.
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -154,6 +158,12 @@ class BodyFramingMiddleware:
     def __call__(self, request):
         if not is_api_path(request.path):
             return self.get_response(request)
+        if "\x00" in request.path:
+            return errors.error_response(request, 404, "")
+        if any("\x00" in key or any("\x00" in v for v in values)
+               for key, values in request.GET.lists()):
+            return errors.error_response(
+                request, 400, "Invalid query string parameters: NUL characters are not allowed")
         length = request.META.get("CONTENT_LENGTH")
         if length not in (None, ""):
             try:

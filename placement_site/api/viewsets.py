@@ -101,6 +101,8 @@ class PlacementViewSet(viewsets.ViewSet):
             data = json.loads(request.body.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
             raise BadRequest(f"Malformed JSON: {exc}")
+        if _contains_nul(data):
+            raise BadRequest("JSON does not validate: NUL characters are not allowed")
         if schema is not None:
             validate(data, schema, "JSON does not validate: ")
         return data
@@ -141,6 +143,17 @@ class PlacementViewSet(viewsets.ViewSet):
         for name, value in (headers or {}).items():
             response[name] = value
         return response
+
+
+def _contains_nul(value):
+    """True if any string (key or value) in a decoded JSON document holds a NUL."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_contains_nul(k) or _contains_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_contains_nul(v) for v in value)
+    return False
 
 
 _FORMAT_CHECKER = jsonschema.FormatChecker()

@@ -44,12 +44,16 @@ def _resolve_classes(names):
 
 
 def _classes_in_use(provider, rc_ids):
-    """Sorted names of the classes among `rc_ids` that have allocations on `provider`."""
+    """Names of the classes among `rc_ids` that have allocations on `provider`.
+
+    In class id order (standard classes first, in their canonical order), as Placement
+    lists them in its in-use message.
+    """
     if not rc_ids:
         return []
-    return sorted(set(provider.allocations
-                      .filter(resource_class_id__in=list(rc_ids))
-                      .values_list("resource_class__name", flat=True)))
+    rows = (provider.allocations.filter(resource_class_id__in=list(rc_ids))
+            .values_list("resource_class_id", "resource_class__name").distinct())
+    return [name for _, name in sorted(set(rows))]
 
 
 def write_inventories(*, provider, inventories, generation=None, remove_missing=True,

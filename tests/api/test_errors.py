@@ -150,3 +150,22 @@ def test_cors_preflight_and_simple_request(api):
 def test_options_without_cors_is_405(api):
     assert api.request("OPTIONS", "/", token="").status_code == 405
 
+
+
+def test_nul_characters_are_refused_not_500(api):
+    body = api.post("/resource_providers", {"name": "a\u0000b"})
+    assert body.status_code == 400
+    assert "NUL characters are not allowed" in error_detail(body)
+    query = api.get("/resource_providers?name=a%00b")
+    assert query.status_code == 400
+    assert api.get("/resource_providers/a%00b").status_code == 404
+
+
+def test_conflicting_inventory_in_use_message_lists_classes_in_class_order(api):
+    from tests.factories import allocate, make_consumer, make_provider
+
+    rp = make_provider("rp", inventory={"VCPU": 8, "DISK_GB": 100})
+    allocate(make_consumer(), rp, DISK_GB=10, VCPU=1)
+    response = api.delete(f"/resource_providers/{rp.uuid}/inventories")
+    assert response.status_code == 409
+    assert "Inventory for 'VCPU, DISK_GB'" in error_detail(response)
