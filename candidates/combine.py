@@ -24,6 +24,10 @@ def is_ancestor_or_self(position, upper, lower):
 
 def same_subtree_ok(providers, position):
     """|X| = 1, or some provider of X is an ancestor-or-self of all of X."""
+    if len(providers) == 2:
+        a, b = providers
+        return (a == b or is_ancestor_or_self(position, a, b)
+                or is_ancestor_or_self(position, b, a))
     distinct = set(providers)
     if len(distinct) <= 1:
         return True

@@ -28,25 +28,21 @@ from candidates.sql import trees
 FIRST_BATCH_ROOT_IDS = 64
 
 
-@dataclass(slots=True)
-class Summary:
-    uuid: str
-    parent_uuid: str = None
-    root_uuid: str = None
-    resources: dict = field(default_factory=dict)    # class name -> (capacity, used)
-    traits: list = field(default_factory=list)
-
-
 @dataclass
 class Result:
-    """candidates: [(allocations, mappings)] (see combine.py); summaries: rp id -> Summary;
+    """candidates: [(allocations, mappings)] (see combine.py);
+    providers: rows (rp id, uuid, parent id, root id) of the summarised providers;
+    inventories: rows (rp id, class name, total, reserved, ratio, used) to summarise;
+    traits: rows (rp id, trait name), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
     class_names: rc id -> name."""
 
     candidates: list = field(default_factory=list)
-    summaries: dict = field(default_factory=dict)
+    providers: list = field(default_factory=list)
+    inventories: list = field(default_factory=list)
+    traits: list = None
     uuids: dict = field(default_factory=dict)
-    class_names: dict = field(default_factory=dict)   # rc id -> name
+    class_names: dict = field(default_factory=dict)
 
 
 def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=True,
@@ -316,25 +312,17 @@ def _add_traits(facts, rows):
 
 def _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits):
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
-    in_mappings = {rp for _, mappings in found for _, rps in mappings for rp in rps}
     if whole_trees:
         selector = {"root_ids": sorted({roots[rp] for rp in in_allocations})}
     else:
         selector = {"ids": sorted(in_allocations)}
-    rows = summaries.providers(**selector)
-    uuids = {rp: uuid for rp, uuid, _, _ in rows}
-    result = {}
-    for rp, uuid, parent, root in rows:
-        result[rp] = Summary(uuid=uuid, parent_uuid=uuids.get(parent) if parent else None,
-                             root_uuid=uuids.get(root))
+    providers = summaries.providers(**selector)
+    uuids = {rp: uuid for rp, uuid, _, _ in providers}
     rc_ids = None if all_classes else [names.classes[n] for n in query.requested_class_names()]
-    for rp, name, cap, used in summaries.inventories(rc_ids=rc_ids, **selector):
-        result[rp].resources[name] = (cap, used)
-    if with_traits:
-        for rp, name in summaries.trait_names(**selector):
-            result[rp].traits.append(name)
-    missing = in_mappings - uuids.keys()
+    inventories = summaries.inventories(rc_ids=rc_ids, **selector)
+    traits = summaries.trait_names(**selector) if with_traits else None
+    missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
     if missing:
         uuids.update(summaries.uuids(sorted(missing)))
-    return Result(candidates=found, summaries=result, uuids=uuids,
-                  class_names={rc: name for name, rc in names.classes.items()})
+    return Result(candidates=found, providers=providers, inventories=inventories, traits=traits,
+                  uuids=uuids, class_names={rc: name for name, rc in names.classes.items()})

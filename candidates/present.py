@@ -31,14 +31,20 @@ def render(result, view):
         if view.mappings:
             entry["mappings"] = {suffix: [uuids[rp] for rp in rps] for suffix, rps in mappings}
         requests.append(entry)
-    summaries = {}
-    for summary in result.summaries.values():
-        body = {"resources": {name: {"capacity": cap, "used": used}
-                              for name, (cap, used) in summary.resources.items()}}
+    bodies = {}
+    tree_fields = view.tree_summaries
+    for rp, uuid, parent, root in result.providers:
+        body = {"resources": {}}
         if view.traits:
-            body["traits"] = summary.traits
-        if view.tree_summaries:
-            body["parent_provider_uuid"] = summary.parent_uuid
-            body["root_provider_uuid"] = summary.root_uuid
-        summaries[summary.uuid] = body
+            body["traits"] = []
+        if tree_fields:
+            body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
+            body["root_provider_uuid"] = uuids[root]
+        bodies[rp] = body
+    for rp, name, total, reserved, ratio, used in result.inventories:
+        bodies[rp]["resources"][name] = {"capacity": int((total - reserved) * ratio),
+                                         "used": used}
+    for rp, name in result.traits or ():
+        bodies[rp]["traits"].append(name)
+    summaries = {uuids[rp]: body for rp, body in bodies.items()}
     return {"allocation_requests": requests, "provider_summaries": summaries}

@@ -20,7 +20,8 @@ def providers(ids=None, root_ids=None):
 
 
 def inventories(ids=None, root_ids=None, rc_ids=None):
-    """Rows (rp_id, class name, capacity, used) of those providers [and classes].
+    """Rows (rp_id, class name, total, reserved, allocation_ratio, used) of those
+    providers [and classes].
 
         SELECT i.provider_id, rc.name, i.total, i.reserved, i.allocation_ratio,
                COALESCE((SELECT SUM(a.used) FROM allocations a WHERE ...), 0)
@@ -34,7 +35,7 @@ def inventories(ids=None, root_ids=None, rc_ids=None):
         marks = ", ".join(["%s"] * len(rc_ids))
         where += f" AND i.resource_class_id IN ({marks})"
         params += list(rc_ids)
-    rows = fetch(f"""
+    return fetch(f"""
         SELECT i.provider_id, rc.name, i.total, i.reserved, i.allocation_ratio,
                COALESCE((SELECT SUM(a.used) FROM allocations a
                          WHERE a.provider_id = i.provider_id
@@ -45,8 +46,6 @@ def inventories(ids=None, root_ids=None, rc_ids=None):
         WHERE {where}
         ORDER BY i.provider_id, i.resource_class_id
     """, params)
-    return [(rp, name, int((total - reserved) * ratio), used)
-            for rp, name, total, reserved, ratio, used in rows]
 
 
 def trait_names(ids=None, root_ids=None):
