@@ -26,7 +26,8 @@ def provider_aggregates(aggregate_ids, scope):
 def sharing_anchor_roots(sharing_ids, scope):
     """Rows (sharing rp_id, root_id): roots in scope whose tree shares an aggregate with it.
 
-    The sharing provider's own root is not included (the engine adds it).
+    Its own root appears when it is in one of its own aggregates (the engine always
+    counts it as an anchor anyway).
 
         SELECT DISTINCT sa.provider_id, rp.root_id
         FROM resource_provider_aggregates sa

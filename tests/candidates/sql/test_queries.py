@@ -1,0 +1,139 @@
+"""candidates/sql: one small tree per question."""
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from candidates.sql import Scope, aggregates, capacity, summaries, traits, trees
+from providers.models import ResourceClass, Trait
+from tests.factories import allocate, make_consumer, make_provider
+
+AGG = "a0000000-0000-0000-0000-00000000000a"
+
+
+def rc(name):
+    return ResourceClass.objects.get(name=name).id
+
+
+def fitting(amounts, scope=None):
+    rows = capacity.providers_with_capacity(amounts, scope or Scope.everything())
+    return sorted((row[0], row[2], row[3]) for row in rows)
+
+
+@pytest.mark.django_db
+def test_capacity_units_usage_and_ratio():
+    a = make_provider("a", inventory={"VCPU": {"total": 8, "reserved": 2, "min_unit": 2,
+                                               "max_unit": 4, "step_size": 2}})
+    b = make_provider("b", inventory={"VCPU": {"total": 2, "allocation_ratio": 2.0}})
+    allocate(make_consumer(), b, VCPU=3)
+    vcpu = rc("VCPU")
+    assert fitting([(vcpu, 1)]) == [(b.id, vcpu, 1)]            # a: below min_unit
+    assert fitting([(vcpu, 2)]) == [(a.id, vcpu, 2)]            # b: 3 used + 2 > 4
+    assert fitting([(vcpu, 3)]) == []                           # a: step 2; b: full
+    assert fitting([(vcpu, 4)]) == [(a.id, vcpu, 4)]
+    assert fitting([(vcpu, 6)]) == []                           # a: above max_unit
+    assert fitting([(vcpu, 1), (vcpu, 2)]) == [(a.id, vcpu, 2), (b.id, vcpu, 1)]
+
+
+@pytest.mark.django_db
+def test_scopes():
+    r1 = make_provider("r1", inventory={"VCPU": 1})
+    c1 = make_provider("c1", parent=r1, inventory={"VCPU": 1})
+    r2 = make_provider("r2", inventory={"VCPU": 1})
+    vcpu = rc("VCPU")
+    assert [row[0] for row in fitting([(vcpu, 1)], Scope.tree(r1.id))] == [r1.id, c1.id]
+    assert [row[0] for row in fitting([(vcpu, 1)], Scope.roots_between(r2.id, r2.id + 1))] == [
+        r2.id]
+    assert [row[0] for row in fitting([(vcpu, 1)], Scope.providers([c1.id]))] == [c1.id]
+    assert fitting([(vcpu, 1)], Scope.providers([])) == []
+
+
+@pytest.mark.django_db
+def test_traits_and_aggregates_in_scope():
+    r1 = make_provider("r1", traits=["CUSTOM_A"], aggregates=[AGG])
+    make_provider("c1", parent=r1, traits=["CUSTOM_A", "CUSTOM_B"])
+    r2 = make_provider("r2", traits=["CUSTOM_A"])
+    t = dict(Trait.objects.filter(name__startswith="CUSTOM_").values_list("name", "id"))
+    rows = traits.provider_traits([t["CUSTOM_A"]], Scope.tree(r1.id))
+    assert sorted(row[0] for row in rows) == sorted([r1.id, r1.id + 1])
+    assert [row[0] for row in traits.provider_traits([t["CUSTOM_B"]], Scope.everything())] == [
+        r1.id + 1]
+    rows = aggregates.provider_aggregates(
+        [r1.aggregates.get().id], Scope.roots_between(r2.id, r2.id + 100))
+    assert rows == []
+
+
+@pytest.mark.django_db
+def test_sharing_anchor_roots_reach_whole_trees():
+    ss = make_provider("ss", traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[AGG])
+    r1 = make_provider("r1")
+    make_provider("c1", parent=r1, aggregates=[AGG])   # aggregate on a child only
+    make_provider("r2")
+    assert sorted(root for _, root in aggregates.sharing_anchor_roots(
+        [ss.id], Scope.everything())) == sorted([ss.id, r1.id])
+    assert aggregates.sharing_anchor_roots([ss.id], Scope.tree(r1.id)) == [(ss.id, r1.id)]
+
+
+@pytest.mark.django_db
+def test_trees_and_summaries():
+    assert trees.root_id_bounds() == (None, None)
+    r1 = make_provider("r1", inventory={"VCPU": 4, "DISK_GB": 10}, traits=["CUSTOM_A"])
+    assert not trees.any_provider_has_parent()
+    c1 = make_provider("c1", parent=r1, inventory={"VCPU": 2})
+    assert trees.any_provider_has_parent()
+    assert trees.root_id_bounds() == (r1.id, r1.id)
+    allocate(make_consumer(), c1, VCPU=1)
+    assert sorted(row[0] for row in summaries.providers(root_ids=[r1.id])) == [r1.id, c1.id]
+    rows = summaries.inventories(ids=[c1.id])
+    assert [(row[0], row[1], row[5]) for row in rows] == [(c1.id, "VCPU", 1)]
+    assert [row[1] for row in summaries.inventories(root_ids=[r1.id], rc_ids=[rc("DISK_GB")])
+            ] == ["DISK_GB"]
+    assert summaries.trait_names(root_ids=[r1.id]) == [(r1.id, "CUSTOM_A")]
+    assert summaries.uuids([c1.id]) == {c1.id: c1.uuid}
+
+
+def _count_queries(api, query):
+    with CaptureQueriesContext(connection) as captured:
+        response = api.get("/allocation_candidates?" + query)
+    assert response.status_code == 200
+    return len(captured), len(response.json()["allocation_requests"])
+
+
+FLAT = f"resources=VCPU:1,DISK_GB:10&member_of={AGG}&required=HW_CPU_X86_AVX2"
+NESTED = ("resources=DISK_GB:10&resources_C=VCPU:1&required_C=CUSTOM_FOO&resources_F=FPGA:1"
+          "&group_policy=none&same_subtree=_C,_F")
+
+
+def _flat(first, count):
+    for i in range(first, first + count):
+        make_provider(f"cn{i}", inventory={"VCPU": 8, "DISK_GB": 100}, aggregates=[AGG],
+                      traits=["HW_CPU_X86_AVX2"])
+
+
+def _nested(first, count):
+    for i in range(first, first + count):
+        cn = make_provider(f"cn{i}", inventory={"DISK_GB": 100})
+        numa = make_provider(f"numa{i}", parent=cn, inventory={"VCPU": 4},
+                             traits=["CUSTOM_FOO"])
+        make_provider(f"fpga{i}", parent=numa, inventory={"FPGA": 1})
+
+
+@pytest.mark.parametrize("build,query", [(_flat, FLAT), (_nested, NESTED)])
+def test_query_count_does_not_grow_with_providers(api, db, build, query):
+    build(0, 3)
+    small = _count_queries(api, query)
+    build(3, 30)
+    large = _count_queries(api, query)
+    assert small[1] == 3 and large[1] == 33
+    assert large[0] == small[0]
+
+
+def test_limit_looks_at_the_first_anchors_only(api, db):
+    _flat(0, 150)
+    with CaptureQueriesContext(connection) as captured:
+        body = api.get("/allocation_candidates?" + FLAT + "&limit=2").json()
+    assert len(body["allocation_requests"]) == 2
+    assert len(body["provider_summaries"]) == 2
+    # the capacity query was bounded to a root-id range, not the whole table
+    capacity_sql = [q["sql"] for q in captured if "FROM inventories i" in q["sql"]
+                    and "allocation_ratio" in q["sql"] and "root_id >=" in q["sql"]]
+    assert capacity_sql
