@@ -235,7 +235,7 @@ def test_delete_all(api, rp):
     resp = api.delete(url(rp))
     assert resp.status_code == 409
     assert error_code(resp) == "placement.inventory.inuse"
-    assert f"Inventory for 'DISK_GB, VCPU' on resource provider '{rp.uuid}' in use." in (
+    assert f"Inventory for 'VCPU, DISK_GB' on resource provider '{rp.uuid}' in use." in (
         error_detail(resp))
     assert Inventory.objects.count() == 2
 
