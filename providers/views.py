@@ -88,9 +88,10 @@ def _tree_page(query, page_number):
     if query:
         match = Q(name__icontains=query) | Q(uuid__icontains=query)
         roots = roots.filter(id__in=ResourceProvider.objects.filter(match).values("root_id"))
-    paginator = Paginator(roots.order_by("name", "id").only("id"), ROOTS_PER_PAGE)
+    paginator = Paginator(roots.order_by("name", "id").values_list("id", flat=True),
+                          ROOTS_PER_PAGE)
     page = paginator.get_page(page_number)
-    root_ids = [r.id for r in page.object_list]
+    root_ids = list(page.object_list)
     trees = {root_id: [] for root_id in root_ids}
     if not root_ids:
         return page, []
@@ -164,7 +165,7 @@ def _provider_or_404(uuid):
 def _provider_context(provider):
     """Everything the provider page shows (a fixed number of queries)."""
     Allocation = _allocation_model()
-    children = list(provider.children.order_by("name").only("uuid", "name", "generation"))
+    children = list(provider.children.order_by("name"))
     inventories = list(provider.inventories.select_related("resource_class"))
     usage = _usage_map({"provider_id": provider.id})
     traits = list(ProviderTrait.objects.filter(provider=provider)

@@ -167,3 +167,41 @@ def test_usages_filters_and_grouping(client, sample):
     response = client.get(reverse("ui:usages"), {"project": "nobody"})
     assert response.context["table"] == []
     assert "No allocations" in text(response)
+
+
+def test_provider_detail_dashboard_usages_have_no_n_plus_one(client, db, django_assert_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.factories import allocate, make_consumer
+
+    host = make_provider("host", inventory={"VCPU": 64, "MEMORY_MB": 65536},
+                         traits=["HW_CPU_X86_AVX2"])
+    urls = [reverse("ui:provider", args=[host.uuid]), reverse("ui:dashboard"),
+            reverse("ui:usages")]
+
+    def counts():
+        result = []
+        for url in urls:
+            with CaptureQueriesContext(connection) as ctx:
+                assert client.get(url).status_code == 200
+            result.append(len(ctx.captured_queries))
+        return result
+
+    allocate(make_consumer(project="p", user="u"), host, VCPU=1)
+    few = counts()
+    for i in range(3):
+        make_provider(f"host-child-{i}", parent=host, inventory={"VCPU": 2})
+    for i in range(30):
+        allocate(make_consumer(project=f"p{i}", user=f"u{i}", consumer_type="INSTANCE"),
+                 host, VCPU=1, MEMORY_MB=128)
+    assert counts() == few
+    assert max(few) <= 14
+    response = client.get(urls[0])
+    assert len(response.context["consumers"]) == 31
+
+
+def test_add_child_link_preselects_the_parent(client, sample):
+    response = client.get(reverse("admin:providers_resourceprovider_add"),
+                          {"parent": sample["cn2"].pk})
+    assert response.context["adminform"].form.initial["parent"] == str(sample["cn2"].pk)
