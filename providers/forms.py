@@ -212,7 +212,7 @@ class UsageFilterForm(forms.Form):
 
     def cleaned_filters(self):
         """Allocation filters for the submitted values ({} for an unbound form)."""
-        if not self.is_bound:
+        if not self.is_bound or not self.is_valid():
             return {}
         data = self.cleaned_data
         filters = {}

@@ -97,7 +97,7 @@ def _tree_page(query, page_number):
         return page, []
     in_trees = {"provider__root_id__in": root_ids}
     providers = list(ResourceProvider.objects.filter(root_id__in=root_ids)
-                     .select_related("parent").order_by("tree_id", "lft"))
+                     .order_by("tree_id", "lft"))
     if query:
         lowered = query.lower()
         matching_ids = {p.id for p in providers
@@ -331,11 +331,12 @@ GROUPINGS = {
 def usages(request):
     """Totals of used resources per project (/user /consumer type); two queries."""
     form = forms.UsageFilterForm(request.GET or None)
-    filters = form.cleaned_filters() if form.is_valid() or not form.is_bound else {}
-    group_by = (form.cleaned_data.get("group_by") if form.is_bound and form.is_valid()
-                else None) or "type"
+    valid = form.is_valid() if form.is_bound else True
+    group_by = (form.cleaned_data.get("group_by") if form.is_bound and valid else None) or "type"
     keys = GROUPINGS[group_by]
-    allocations = _allocation_model().objects.filter(**filters).order_by()
+    allocations = _allocation_model().objects.filter(**form.cleaned_filters()).order_by()
+    if not valid:  # show the errors, not unfiltered totals
+        allocations = allocations.none()
     sums = allocations.values(*keys, "resource_class__name").annotate(used=Sum("used"))
     counts = allocations.values(*keys).annotate(n=Count("consumer_id", distinct=True))
     rows = {}

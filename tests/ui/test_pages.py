@@ -205,3 +205,10 @@ def test_add_child_link_preselects_the_parent(client, sample):
     response = client.get(reverse("admin:providers_resourceprovider_add"),
                           {"parent": sample["cn2"].pk})
     assert response.context["adminform"].form.initial["parent"] == str(sample["cn2"].pk)
+
+
+def test_usages_invalid_filter_shows_errors_not_totals(client, sample):
+    response = client.get(reverse("ui:usages"), {"project": "x" * 300})
+    assert response.status_code == 200
+    assert response.context["table"] == []
+    assert "at most 255 characters" in response.content.decode()
