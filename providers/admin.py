@@ -33,6 +33,11 @@ from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
 from providers.standard import is_standard_resource_class, is_standard_trait
 
+# The admin's "View site" link leads to the operator pages, not the JSON API root.
+admin.site.site_url = "/ui/"
+admin.site.site_header = "Placement administration"
+admin.site.site_title = "Placement admin"
+
 CUSTOM_NAME_RE = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
 CUSTOM_NAME_HELP = ("CUSTOM_ followed by upper-case letters, digits and underscores "
                     "(at most 255 characters).")

@@ -296,3 +296,21 @@ def test_admin_static_files_are_served(client):
     assert b"inline-group" in b"".join(response.streaming_content)
     assert client.get("/static/admin/css/base.css").status_code == 200
     assert client.get("/static/nope.css").status_code == 404
+
+
+def test_admin_links_to_the_operator_ui(client):
+    response = client.get(reverse("admin:index"))
+    assert 'href="/ui/"' in response.content.decode()
+    assert "Placement administration" in response.content.decode()
+
+
+def test_login_then_back_to_the_ui(db):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    get_user_model().objects.create_superuser("op", "op@example.invalid", "pw")
+    web = Client()
+    response = web.post(reverse("admin:login") + "?next=/ui/providers/",
+                        {"username": "op", "password": "pw", "next": "/ui/providers/"})
+    assert response.status_code == 302 and response["Location"] == "/ui/providers/"
+    assert web.get("/ui/providers/").status_code == 200
