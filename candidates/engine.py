@@ -31,15 +31,14 @@ FIRST_BATCH_ROOT_IDS = 64
 @dataclass
 class Result:
     """candidates: [(allocations, mappings)] (see combine.py);
-    providers: rows (rp id, uuid, parent id, root id) of the summarised providers;
-    inventories: rows (rp id, class name, total, reserved, ratio, used) to summarise;
+    providers: rows (rp id, uuid, parent id, root id, class name or None, total,
+    reserved, allocation_ratio, used): the summarised providers and their inventories;
     traits: rows (rp id, trait name), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
     class_names: rc id -> name."""
 
     candidates: list = field(default_factory=list)
     providers: list = field(default_factory=list)
-    inventories: list = field(default_factory=list)
     traits: list = None
     uuids: dict = field(default_factory=dict)
     class_names: dict = field(default_factory=dict)
@@ -316,13 +315,12 @@ def _with_summaries(found, roots, query, names, whole_trees, all_classes, with_t
         selector = {"root_ids": sorted({roots[rp] for rp in in_allocations})}
     else:
         selector = {"ids": sorted(in_allocations)}
-    providers = summaries.providers(**selector)
-    uuids = {rp: uuid for rp, uuid, _, _ in providers}
     rc_ids = None if all_classes else [names.classes[n] for n in query.requested_class_names()]
-    inventories = summaries.inventories(rc_ids=rc_ids, **selector)
+    providers = summaries.providers_with_inventories(rc_ids=rc_ids, **selector)
+    uuids = {row[0]: row[1] for row in providers}
     traits = summaries.trait_names(**selector) if with_traits else None
     missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
     if missing:
         uuids.update(summaries.uuids(sorted(missing)))
-    return Result(candidates=found, providers=providers, inventories=inventories, traits=traits,
+    return Result(candidates=found, providers=providers, traits=traits,
                   uuids=uuids, class_names={rc: name for name, rc in names.classes.items()})

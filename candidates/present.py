@@ -33,17 +33,19 @@ def render(result, view):
         requests.append(entry)
     bodies = {}
     tree_fields = view.tree_summaries
-    for rp, uuid, parent, root in result.providers:
-        body = {"resources": {}}
-        if view.traits:
-            body["traits"] = []
-        if tree_fields:
-            body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
-            body["root_provider_uuid"] = uuids[root]
-        bodies[rp] = body
-    for rp, name, total, reserved, ratio, used in result.inventories:
-        bodies[rp]["resources"][name] = {"capacity": int((total - reserved) * ratio),
-                                         "used": used}
+    with_traits = view.traits
+    for rp, uuid, parent, root, name, total, reserved, ratio, used in result.providers:
+        body = bodies.get(rp)
+        if body is None:
+            body = bodies[rp] = {"resources": {}}
+            if with_traits:
+                body["traits"] = []
+            if tree_fields:
+                body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
+                body["root_provider_uuid"] = uuids[root]
+        if name is not None:
+            body["resources"][name] = {"capacity": int((total - reserved) * ratio),
+                                       "used": used}
     for rp, name in result.traits or ():
         bodies[rp]["traits"].append(name)
     summaries = {uuids[rp]: body for rp, body in bodies.items()}

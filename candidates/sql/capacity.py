@@ -1,18 +1,28 @@
 """Which providers can take an amount of a class right now."""
 from candidates.sql import fetch
 
-_USED = """COALESCE((SELECT SUM(a.used) FROM allocations a
+# Small scopes: sum the usage of each returned row through the allocations index.
+_ONE_CLASS_CORRELATED = """
+    SELECT i.provider_id, rp.root_id, i.resource_class_id, %s,
+           COALESCE((SELECT SUM(a.used) FROM allocations a
                      WHERE a.provider_id = i.provider_id
-                       AND a.resource_class_id = i.resource_class_id), 0)"""
-_ONE_CLASS = f"""
-    SELECT i.provider_id, rp.root_id, i.resource_class_id, %s, {_USED},
-           i.total, i.reserved, i.allocation_ratio, i.max_unit,
+                       AND a.resource_class_id = i.resource_class_id), 0),
+           i.total, i.reserved, i.allocation_ratio, i.max_unit, i.step_size,
            rp.tree_id, rp.lft, rp.rght
     FROM inventories i
     JOIN resource_providers rp ON rp.id = i.provider_id
-    WHERE i.resource_class_id = %s AND i.min_unit <= %s AND i.max_unit >= %s
-      AND (%s %% i.step_size) = 0
-      AND {_USED} + %s <= (i.total - i.reserved) * i.allocation_ratio"""
+    WHERE i.resource_class_id = %s AND i.min_unit <= %s AND i.max_unit >= %s"""
+# The whole database: one grouped pass over the class's allocations is cheaper.
+_ONE_CLASS_GROUPED = """
+    SELECT i.provider_id, rp.root_id, i.resource_class_id, %s, COALESCE(u.used, 0),
+           i.total, i.reserved, i.allocation_ratio, i.max_unit, i.step_size,
+           rp.tree_id, rp.lft, rp.rght
+    FROM inventories i
+    JOIN resource_providers rp ON rp.id = i.provider_id
+    LEFT JOIN (SELECT provider_id, SUM(used) AS used FROM allocations
+               WHERE resource_class_id = %s GROUP BY provider_id) u
+           ON u.provider_id = i.provider_id
+    WHERE i.resource_class_id = %s AND i.min_unit <= %s AND i.max_unit >= %s"""
 
 
 def providers_with_capacity(amounts, scope):
@@ -26,20 +36,22 @@ def providers_with_capacity(amounts, scope):
     Returns rows (rp_id, root_id, rc_id, amount, used, total, reserved,
     allocation_ratio, max_unit, tree_id, lft, rght).
 
-    One SELECT per pair, glued with UNION ALL (simple plans, index on
-    inventories(resource_class_id, provider_id), usage summed per row through
-    the allocations(provider_id, resource_class_id, used) index):
+    One SELECT per pair, glued with UNION ALL:
 
         SELECT i.provider_id, rp.root_id, i.resource_class_id, <n>,
                COALESCE((SELECT SUM(a.used) FROM allocations a
                          WHERE a.provider_id = i.provider_id
                            AND a.resource_class_id = i.resource_class_id), 0),
-               i.total, i.reserved, i.allocation_ratio, i.max_unit, ...
+               i.total, i.reserved, i.allocation_ratio, i.max_unit, i.step_size, ...
         FROM inventories i JOIN resource_providers rp ON rp.id = i.provider_id
         WHERE i.resource_class_id = <rc> AND i.min_unit <= <n> AND i.max_unit >= <n>
-          AND <n> % i.step_size = 0
-          AND COALESCE((SELECT SUM(a.used) ...), 0) + <n>
-              <= (i.total - i.reserved) * i.allocation_ratio  [AND <scope>]
+          [AND <scope>]
+
+    For the whole database the usage comes from one grouped pass instead
+    (LEFT JOIN (SELECT provider_id, SUM(used) ... GROUP BY provider_id)).
+    The step and capacity tests are applied to the returned rows: written as
+    SQL predicates they make PostgreSQL estimate a single matching inventory
+    and drive the join from the wrong side.
     """
     amounts = sorted(set(amounts))
     if not amounts or scope.empty:
@@ -47,6 +59,13 @@ def providers_with_capacity(amounts, scope):
     where, scope_params = scope.where("rp")
     parts, params = [], []
     for rc, n in amounts:
-        parts.append(_ONE_CLASS + where)
-        params += [n, rc, n, n, n, n] + scope_params
-    return fetch(" UNION ALL ".join(parts), params)
+        if scope.kind == "all":
+            parts.append(_ONE_CLASS_GROUPED)
+            params += [n, rc, rc, n, n]
+        else:
+            parts.append(_ONE_CLASS_CORRELATED + where)
+            params += [n, rc, n, n] + scope_params
+    return [(rp, root, rc, n, used, total, reserved, ratio, max_unit, tree, lft, rght)
+            for rp, root, rc, n, used, total, reserved, ratio, max_unit, step, tree, lft, rght
+            in fetch(" UNION ALL ".join(parts), params)
+            if n % step == 0 and used + n <= (total - reserved) * ratio]

@@ -8,44 +8,47 @@ def _filter(ids=None, root_ids=None, alias="rp"):
     return in_ids(f"{alias}.id", ids)
 
 
-def providers(ids=None, root_ids=None):
-    """Rows (id, uuid, parent_id, root_id) of the providers with these ids or roots.
+def providers_with_inventories(ids=None, root_ids=None, rc_ids=None):
+    """Rows (id, uuid, parent_id, root_id, class name, total, reserved, allocation_ratio,
+    used) of the providers with these ids or roots: one row per inventory [of the given
+    classes], or a single row with NULL class for a provider without one.
 
-        SELECT id, uuid, parent_id, root_id FROM resource_providers rp
-        WHERE rp.id IN (...) | rp.root_id IN (...)
+        SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id, rc.name, i.total, i.reserved,
+               i.allocation_ratio, COALESCE(u.used, 0)
+        FROM resource_providers rp
+        LEFT JOIN inventories i ON i.provider_id = rp.id [AND i.resource_class_id IN (...)]
+        LEFT JOIN resource_classes rc ON rc.id = i.resource_class_id
+        LEFT JOIN (SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
+                   FROM allocations a JOIN resource_providers arp ON arp.id = a.provider_id
+                   WHERE <arp in the same providers>
+                   GROUP BY a.provider_id, a.resource_class_id) u
+               ON u.provider_id = i.provider_id AND u.resource_class_id = i.resource_class_id
+        WHERE <rp in providers>
     """
     where, params = _filter(ids, root_ids)
-    return fetch(f"SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id "
-                 f"FROM resource_providers rp WHERE {where}", params)
-
-
-def inventories(ids=None, root_ids=None, rc_ids=None):
-    """Rows (rp_id, class name, total, reserved, allocation_ratio, used) of those
-    providers [and classes].
-
-        SELECT i.provider_id, rc.name, i.total, i.reserved, i.allocation_ratio,
-               COALESCE((SELECT SUM(a.used) FROM allocations a WHERE ...), 0)
-        FROM inventories i JOIN resource_classes rc ... JOIN resource_providers rp ...
-        WHERE <providers> [AND i.resource_class_id IN (...)]
-    """
-    where, params = _filter(ids, root_ids)
+    usage_where, usage_params = _filter(ids, root_ids, alias="arp")
+    classes, class_params = "", []
     if rc_ids is not None:
         if not rc_ids:
-            return []
-        marks = ", ".join(["%s"] * len(rc_ids))
-        where += f" AND i.resource_class_id IN ({marks})"
-        params += list(rc_ids)
+            classes = " AND 1 = 0"
+        else:
+            classes = f" AND i.resource_class_id IN ({', '.join(['%s'] * len(rc_ids))})"
+            class_params = list(rc_ids)
     return fetch(f"""
-        SELECT i.provider_id, rc.name, i.total, i.reserved, i.allocation_ratio,
-               COALESCE((SELECT SUM(a.used) FROM allocations a
-                         WHERE a.provider_id = i.provider_id
-                           AND a.resource_class_id = i.resource_class_id), 0)
-        FROM inventories i
-        JOIN resource_classes rc ON rc.id = i.resource_class_id
-        JOIN resource_providers rp ON rp.id = i.provider_id
+        SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id, rc.name, i.total, i.reserved,
+               i.allocation_ratio, COALESCE(u.used, 0)
+        FROM resource_providers rp
+        LEFT JOIN inventories i ON i.provider_id = rp.id{classes}
+        LEFT JOIN resource_classes rc ON rc.id = i.resource_class_id
+        LEFT JOIN (SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
+                   FROM allocations a
+                   JOIN resource_providers arp ON arp.id = a.provider_id
+                   WHERE {usage_where}
+                   GROUP BY a.provider_id, a.resource_class_id) u
+               ON u.provider_id = i.provider_id AND u.resource_class_id = i.resource_class_id
         WHERE {where}
-        ORDER BY i.provider_id, i.resource_class_id
-    """, params)
+        ORDER BY rp.id
+    """, class_params + usage_params + params)
 
 
 def trait_names(ids=None, root_ids=None):

@@ -82,11 +82,15 @@ def test_trees_and_summaries():
     assert trees.any_provider_has_parent()
     assert trees.root_id_bounds() == (r1.id, r1.id)
     allocate(make_consumer(), c1, VCPU=1)
-    assert sorted(row[0] for row in summaries.providers(root_ids=[r1.id])) == [r1.id, c1.id]
-    rows = summaries.inventories(ids=[c1.id])
-    assert [(row[0], row[1], row[5]) for row in rows] == [(c1.id, "VCPU", 1)]
-    assert [row[1] for row in summaries.inventories(root_ids=[r1.id], rc_ids=[rc("DISK_GB")])
-            ] == ["DISK_GB"]
+    rows = summaries.providers_with_inventories(root_ids=[r1.id])
+    assert sorted((row[0], row[4], row[8]) for row in rows) == [
+        (r1.id, "DISK_GB", 0), (r1.id, "VCPU", 0), (c1.id, "VCPU", 1)]
+    rows = summaries.providers_with_inventories(ids=[c1.id])
+    assert [(row[0], row[1], row[4], row[8]) for row in rows] == [(c1.id, c1.uuid, "VCPU", 1)]
+    rows = summaries.providers_with_inventories(root_ids=[r1.id], rc_ids=[rc("DISK_GB")])
+    assert sorted((row[0], row[4]) for row in rows) == [(r1.id, "DISK_GB"), (c1.id, None)]
+    rows = summaries.providers_with_inventories(ids=[c1.id], rc_ids=[])
+    assert [(row[0], row[4]) for row in rows] == [(c1.id, None)]
     assert summaries.trait_names(root_ids=[r1.id]) == [(r1.id, "CUSTOM_A")]
     assert summaries.uuids([c1.id]) == {c1.id: c1.uuid}
 
