@@ -19,6 +19,7 @@ class ResourceClass(models.Model):
     class Meta:
         db_table = "resource_classes"
         ordering = ["id"]
+        verbose_name_plural = "resource classes"
 
     def __str__(self):
         return self.name
@@ -143,6 +144,7 @@ class Inventory(models.Model):
 
     class Meta:
         db_table = "inventories"
+        verbose_name_plural = "inventories"
         constraints = [
             models.UniqueConstraint(
                 fields=["provider", "resource_class"], name="uniq_inventory_provider_class"
