@@ -182,23 +182,53 @@ def _unsuffixed(group, facts, root_ok):
     holds_root = facts.holds_root
     roots = facts.root
     count = len(group.amounts)
+    result = {}
+    rcs = [rc for rc, _ in group.amounts]
+    amounts = [n for _, n in group.amounts]
+    by_class = sorted(zip(rcs, amounts))
+    required = group.required
+    traits_of = facts.traits_of
+    fits = [facts.fits.get(key, ()) for key in group.amounts]
+
+    # Anchors whose tree is a lone root that no sharing provider reaches can only be
+    # served by the root alone: settle all of them with set operations.
+    complex_anchors = {roots[rp] for rps in fits for rp in rps if roots[rp] != rp}
+    for rp in sharing:
+        complex_anchors.update(facts.anchors(rp))
+    lone = set(fits[0]).intersection(*fits[1:]) if fits else set()
+    lone -= complex_anchors
+    lone -= bad_traits
+    lone -= sharing
+    if tree_root is not None:
+        lone &= {tree_root}
+    for rp in lone:
+        if roots[rp] != rp or not holds_root(rp) or not root_ok(rp):
+            continue
+        if in_m is not None and rp not in in_m:
+            continue
+        if in_f and rp in in_f:
+            continue
+        if required:
+            traits = traits_of(rp)
+            if not all(not names.isdisjoint(traits) for names in required):
+                continue
+        result[rp] = [Partial(tuple(((rp, rc), n) for rc, n in by_class), (rp,))]
+
     entries = {}      # anchor -> [[rp, ...] per class]
-    for index, key in enumerate(group.amounts):
-        for rp in facts.fits.get(key, ()):
+    for index, rps in enumerate(fits if complex_anchors or sharing else ()):
+        for rp in rps:
+            own_root = roots[rp]
+            if own_root not in complex_anchors and rp not in sharing:
+                continue  # settled above
             if rp in bad_traits:
                 continue  # a chosen provider must have none of the forbidden traits
-            own_root = roots[rp]
-            if tree_root is not None:
-                # only the in_tree tree, and no sharing from other trees
-                if own_root != tree_root or not holds_root(own_root):
-                    continue
-                anchors = (own_root,)
-            elif rp in sharing:
+            if rp in sharing and tree_root is None:
                 anchors = facts.anchors(rp)
-            elif holds_root(own_root):
-                anchors = (own_root,)
-            else:
+            elif not holds_root(own_root) or (tree_root is not None and own_root != tree_root):
+                # only the in_tree tree, and no sharing from other trees
                 continue
+            else:
+                anchors = (own_root,)
             for anchor in anchors:
                 if in_m is not None and rp not in in_m and (own_root != anchor
                                                             or anchor not in in_m):
@@ -209,26 +239,20 @@ def _unsuffixed(group, facts, root_ok):
                 if per_class is None:
                     per_class = entries[anchor] = [[] for _ in range(count)]
                 per_class[index].append(rp)
-    result = {}
-    rcs = [rc for rc, _ in group.amounts]
-    amounts = [n for _, n in group.amounts]
-    by_class = sorted(zip(rcs, amounts))
-    required = group.required
-    traits_of = facts.traits_of
-    for anchor in sorted(entries):
+    for anchor in entries:
         per_class = entries[anchor]
         if not all(per_class) or not root_ok(anchor):
             continue
-        if all(len(e) == 1 for e in per_class):
-            first = per_class[0][0]
-            if all(e[0] == first for e in per_class):
-                # the common case: one provider has everything
-                if required and not all(not names.isdisjoint(traits_of(first))
-                                        for names in required):
+        first = per_class[0][0]
+        if all(len(e) == 1 and e[0] == first for e in per_class):
+            # the common case: one provider has everything
+            if required:
+                traits = traits_of(first)
+                if not all(not names.isdisjoint(traits) for names in required):
                     continue
-                result[anchor] = [Partial(tuple(((first, rc), n) for rc, n in by_class),
-                                          (first,))]
-                continue
+            result[anchor] = [Partial(tuple(((first, rc), n) for rc, n in by_class), (first,))]
+            continue
+        if all(len(e) == 1 for e in per_class):
             choices = (tuple(e[0] for e in per_class),)
         else:
             choices = product(*per_class)
@@ -249,4 +273,4 @@ def _unsuffixed(group, facts, root_ok):
                 chosen))
         if partials:
             result[anchor] = partials
-    return result
+    return {anchor: result[anchor] for anchor in sorted(result)}
