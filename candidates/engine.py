@@ -33,7 +33,7 @@ class Result:
     """candidates: [(allocations, mappings)] (see combine.py);
     providers: rows (rp id, uuid, parent id, root id, class name or None, total,
     reserved, allocation_ratio, used): the summarised providers and their inventories;
-    traits: rows (rp id, trait name), None when summaries show no traits;
+    traits: rows (rp id, trait name, root id), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
     class_names: rc id -> name."""
 
@@ -66,7 +66,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     cap = max_candidates if max_candidates is not None and max_candidates >= 0 else None
     if not randomize and limit is not None:
         cap = limit if cap is None else min(cap, limit)
-    found, roots = _generate(query, groups, names, cap)
+    found, roots, scanned_everything = _generate(query, groups, names, cap)
     if randomize:
         if limit is not None and limit < len(found):
             found = random.sample(found, limit)
@@ -76,7 +76,8 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
         found = found[:limit]
     if not found:
         return Result()
-    return _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits)
+    return _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits,
+                           scanned_everything)
 
 
 # --- names -----------------------------------------------------------------------------
@@ -189,13 +190,16 @@ def _sharing_providers(names):
 
 
 def _generate(query, groups, names, cap):
-    """Distinct candidates in anchor order, at most `cap` (None: all); and rp -> root."""
+    """Distinct candidates in anchor order, at most `cap` (None: all); rp -> root; and
+    whether the whole database was scanned in one batch."""
     sharing = _sharing_providers(names)
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
     drop_same_tree = not query.nested_aware and trees.any_provider_has_parent()
     found, seen, roots = [], set(), {}
+    everything = False
     for scope in _scopes(cap, unsuffixed_tree):
+        everything = scope.kind == "all"
         facts = _load_facts(scope, groups, query, names, sharing)
         roots.update(facts.root)
         root_ok = candidate_set.root_filter(
@@ -208,15 +212,19 @@ def _generate(query, groups, names, cap):
                 break
             partials.append(per_anchor)
         else:
+            # Only candidates built purely from sharing providers can repeat under
+            # several anchors; without sharing providers there is nothing to dedupe.
+            dedupe = bool(facts.sharing)
             for candidate in combine.candidates(groups, partials, facts, query.isolate,
                                                 query.same_subtree, drop_same_tree):
-                if candidate in seen:
-                    continue
-                seen.add(candidate)
+                if dedupe:
+                    if candidate in seen:
+                        continue
+                    seen.add(candidate)
                 found.append(candidate)
                 if cap is not None and len(found) >= cap:
-                    return found, roots
-    return found, roots
+                    return found, roots, everything
+    return found, roots, everything
 
 
 def _scopes(cap, tree_root):
@@ -231,6 +239,9 @@ def _scopes(cap, tree_root):
     if low is None:
         return
     size = max(FIRST_BATCH_ROOT_IDS, cap * 8)
+    if low + size > high:
+        yield Scope.everything()   # one batch would cover every root anyway
+        return
     start = low
     while start <= high:
         yield Scope.roots_between(start, start + size)
@@ -309,16 +320,27 @@ def _add_traits(facts, rows):
 # --- summaries --------------------------------------------------------------------------
 
 
-def _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits):
+def _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits,
+                    scanned_everything):
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
+    keep_roots = None
     if whole_trees:
-        selector = {"root_ids": sorted({roots[rp] for rp in in_allocations})}
+        wanted = {roots[rp] for rp in in_allocations}
+        if scanned_everything and len(wanted) * 10 >= trees.root_count() * 6:
+            # most trees are involved: reading every provider beats a long id list
+            selector, keep_roots = {}, wanted
+        else:
+            selector = {"root_ids": sorted(wanted)}
     else:
         selector = {"ids": sorted(in_allocations)}
     rc_ids = None if all_classes else [names.classes[n] for n in query.requested_class_names()]
     providers = summaries.providers_with_inventories(rc_ids=rc_ids, **selector)
-    uuids = {row[0]: row[1] for row in providers}
     traits = summaries.trait_names(**selector) if with_traits else None
+    if keep_roots is not None:
+        providers = [row for row in providers if row[3] in keep_roots]
+        if traits is not None:
+            traits = [row for row in traits if row[2] in keep_roots]
+    uuids = {row[0]: row[1] for row in providers}
     missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
     if missing:
         uuids.update(summaries.uuids(sorted(missing)))

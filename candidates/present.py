@@ -46,7 +46,7 @@ def render(result, view):
         if name is not None:
             body["resources"][name] = {"capacity": int((total - reserved) * ratio),
                                        "used": used}
-    for rp, name in result.traits or ():
+    for rp, name, _ in result.traits or ():
         bodies[rp]["traits"].append(name)
     summaries = {uuids[rp]: body for rp, body in bodies.items()}
     return {"allocation_requests": requests, "provider_summaries": summaries}

@@ -42,6 +42,7 @@ class AllocationCandidateViewSet(PlacementViewSet):
             )
             # json.dumps straight into an HttpResponse: these bodies can be large and
             # DRF's renderer adds nothing here.
-            body = json.dumps(present.render(result, view), separators=(",", ":"))
+            body = json.dumps(present.render(result, view), separators=(",", ":"),
+                              check_circular=False)
         response = HttpResponse(body, content_type="application/json")
         return self.cache_headers(request, response)

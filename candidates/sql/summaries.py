@@ -3,6 +3,9 @@ from candidates.sql import fetch, in_ids
 
 
 def _filter(ids=None, root_ids=None, alias="rp"):
+    """ids / root_ids select providers; both None means every provider."""
+    if ids is None and root_ids is None:
+        return "1 = 1", []
     if root_ids is not None:
         return in_ids(f"{alias}.root_id", root_ids)
     return in_ids(f"{alias}.id", ids)
@@ -10,7 +13,8 @@ def _filter(ids=None, root_ids=None, alias="rp"):
 
 def providers_with_inventories(ids=None, root_ids=None, rc_ids=None):
     """Rows (id, uuid, parent_id, root_id, class name, total, reserved, allocation_ratio,
-    used) of the providers with these ids or roots: one row per inventory [of the given
+    used) of the providers with these ids or roots (neither: all providers; a long id
+    list costs PostgreSQL more than scanning a table that small): one row per inventory [of the given
     classes], or a single row with NULL class for a provider without one.
 
         SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id, rc.name, i.total, i.reserved,
@@ -52,14 +56,14 @@ def providers_with_inventories(ids=None, root_ids=None, rc_ids=None):
 
 
 def trait_names(ids=None, root_ids=None):
-    """Rows (rp_id, trait name) of those providers.
+    """Rows (rp_id, trait name, root_id) of those providers.
 
-        SELECT pt.provider_id, t.name FROM resource_provider_traits pt
+        SELECT pt.provider_id, t.name, rp.root_id FROM resource_provider_traits pt
         JOIN traits t ... JOIN resource_providers rp ... WHERE <providers>
     """
     where, params = _filter(ids, root_ids)
     return fetch(f"""
-        SELECT pt.provider_id, t.name
+        SELECT pt.provider_id, t.name, rp.root_id
         FROM resource_provider_traits pt
         JOIN traits t ON t.id = pt.trait_id
         JOIN resource_providers rp ON rp.id = pt.provider_id

@@ -24,3 +24,11 @@ def root_ids():
         SELECT id FROM resource_providers WHERE parent_id IS NULL
     """
     return [row[0] for row in fetch("SELECT id FROM resource_providers WHERE parent_id IS NULL")]
+
+
+def root_count():
+    """How many trees there are.
+
+        SELECT COUNT(*) FROM resource_providers WHERE parent_id IS NULL
+    """
+    return fetch("SELECT COUNT(*) FROM resource_providers WHERE parent_id IS NULL")[0][0]

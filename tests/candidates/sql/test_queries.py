@@ -91,7 +91,8 @@ def test_trees_and_summaries():
     assert sorted((row[0], row[4]) for row in rows) == [(r1.id, "DISK_GB"), (c1.id, None)]
     rows = summaries.providers_with_inventories(ids=[c1.id], rc_ids=[])
     assert [(row[0], row[4]) for row in rows] == [(c1.id, None)]
-    assert summaries.trait_names(root_ids=[r1.id]) == [(r1.id, "CUSTOM_A")]
+    assert summaries.trait_names(root_ids=[r1.id]) == [(r1.id, "CUSTOM_A", r1.id)]
+    assert trees.root_count() == 1
     assert summaries.uuids([c1.id]) == {c1.id: c1.uuid}
 
 
