@@ -3,12 +3,23 @@ import gc
 import json
 from contextlib import contextmanager
 
+try:  # ten times faster on the large bodies this endpoint produces
+    import orjson
+except ImportError:  # pragma: no cover - orjson is in requirements.txt
+    orjson = None
+
 from django.conf import settings
 from django.http import HttpResponse
 
 from candidates import engine, present
 from candidates.request import parse_request
 from placement_site.api.viewsets import PlacementViewSet, endpoint
+
+
+def _dumps(document):
+    if orjson is not None:
+        return orjson.dumps(document)
+    return json.dumps(document, separators=(",", ":"), check_circular=False)
 
 
 @contextmanager
@@ -40,9 +51,8 @@ class AllocationCandidateViewSet(PlacementViewSet):
                 randomize=settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES,
                 max_candidates=settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES,
             )
-            # json.dumps straight into an HttpResponse: these bodies can be large and
+            # Encoded straight into an HttpResponse: these bodies can be large and
             # DRF's renderer adds nothing here.
-            body = json.dumps(present.render(result, view), separators=(",", ":"),
-                              check_circular=False)
+            body = _dumps(present.render(result, view))
         response = HttpResponse(body, content_type="application/json")
         return self.cache_headers(request, response)
