@@ -11,7 +11,7 @@ entries from what the capacity / trait / aggregate facts allow.
 """
 from collections import namedtuple
 from dataclasses import dataclass, field
-from itertools import product
+from itertools import product, repeat
 
 Partial = namedtuple("Partial", "allocations providers")
 
@@ -199,20 +199,20 @@ def _unsuffixed(group, facts, root_ok):
     lone -= complex_anchors
     lone -= bad_traits
     lone -= sharing
+    if in_f:
+        lone -= in_f
+    if in_m is not None:
+        lone &= in_m
+    for names in required:
+        lone &= {rp for rp, traits in facts.traits.items() if not names.isdisjoint(traits)}
     if tree_root is not None:
         lone &= {tree_root}
+    sorted_rcs = [rc for rc, _ in by_class]
+    sorted_amounts = [n for _, n in by_class]
     for rp in lone:
         if roots[rp] != rp or not holds_root(rp) or not root_ok(rp):
             continue
-        if in_m is not None and rp not in in_m:
-            continue
-        if in_f and rp in in_f:
-            continue
-        if required:
-            traits = traits_of(rp)
-            if not all(not names.isdisjoint(traits) for names in required):
-                continue
-        result[rp] = [Partial(tuple(((rp, rc), n) for rc, n in by_class), (rp,))]
+        result[rp] = [Partial(tuple(zip(zip(repeat(rp), sorted_rcs), sorted_amounts)), (rp,))]
 
     entries = {}      # anchor -> [[rp, ...] per class]
     for index, rps in enumerate(fits if complex_anchors or sharing else ()):

@@ -273,6 +273,7 @@ def _load_facts(scope, groups, query, names, sharing):
             position[rp] = (tree, lft, rght)
     fits, inventory = {}, facts.inventory
     want_positions = bool(query.same_subtree)
+    want_inventory = len(groups) > 1   # only consolidation across groups needs it
     for where in scopes:
         for (rp, root_id, rc, amount, used, total, reserved, ratio, max_unit, tree, lft,
              rght) in capacity.providers_with_capacity(amounts, where):
@@ -283,7 +284,8 @@ def _load_facts(scope, groups, query, names, sharing):
             if per_key is None:
                 per_key = fits[(rc, amount)] = []
             per_key.append(rp)
-            inventory[(rp, rc)] = (used, total, reserved, ratio, max_unit)
+            if want_inventory:
+                inventory[(rp, rc)] = (used, total, reserved, ratio, max_unit)
         if trait_ids:
             _add_rows(facts.traits, root, position,
                       trait_sql.provider_traits(trait_ids, where), want_positions)
