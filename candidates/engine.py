@@ -238,7 +238,7 @@ def _scopes(cap, tree_root):
     low, high = trees.root_id_bounds()
     if low is None:
         return
-    size = max(FIRST_BATCH_ROOT_IDS, cap * 8)
+    size = max(FIRST_BATCH_ROOT_IDS, cap * 2)
     if low + size > high:
         yield Scope.everything()   # one batch would cover every root anyway
         return
