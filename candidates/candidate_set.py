@@ -155,10 +155,11 @@ def _single_provider(group, facts, root_ok, providers):
     result = {}
     in_m, in_f, bad_traits = _member_sets(group, facts)
     use_tree = group.in_tree_root is not None and not group.resourceless
-    amounts = group.amounts
+    by_class = sorted(group.amounts)
     required = group.required
+    roots, sharing, holds_root = facts.root, facts.sharing, facts.holds_root
     for rp in providers:
-        if use_tree and facts.root[rp] != group.in_tree_root:
+        if use_tree and roots[rp] != group.in_tree_root:
             continue
         if rp in bad_traits or rp in in_f or (in_m is not None and rp not in in_m):
             continue
@@ -166,10 +167,19 @@ def _single_provider(group, facts, root_ok, providers):
             traits = facts.traits_of(rp)
             if not all(not names.isdisjoint(traits) for names in required):
                 continue
-        partial = Partial(tuple(sorted(((rp, rc), n) for rc, n in amounts)), (rp,))
-        for anchor in facts.anchors(rp):
-            if root_ok(anchor):
-                result.setdefault(anchor, []).append(partial)
+        partial = Partial(tuple([((rp, rc), n) for rc, n in by_class]), (rp,))
+        if rp in sharing:
+            for anchor in facts.anchors(rp):
+                if root_ok(anchor):
+                    result.setdefault(anchor, []).append(partial)
+        else:
+            anchor = roots[rp]
+            if holds_root(anchor) and root_ok(anchor):
+                found = result.get(anchor)
+                if found is None:
+                    result[anchor] = [partial]
+                else:
+                    found.append(partial)
     return {anchor: result[anchor] for anchor in sorted(result)}
 
 

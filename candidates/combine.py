@@ -62,6 +62,11 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
                         continue
                 yield partial.allocations, ((suffix, partial.providers),)
         return
+    pairs = [c for c in constraints if len(c) == 2]
+    larger = [c for c in constraints if len(c) != 2]
+    position = facts.position
+    inventory = facts.inventory
+    count = len(groups)
     for anchor in sorted(anchors):
         lists = [per_anchor[anchor] for per_anchor in partials]
         for combo in product(*lists):
@@ -69,10 +74,22 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
                 picked = [combo[i].providers[0] for i in suffixed]
                 if len(set(picked)) != len(picked):
                     continue
-            if constraints and not all(
-                    same_subtree_ok([combo[i].providers[0] for i in c], facts.position)
-                    for c in constraints):
-                continue
+            if pairs or larger:
+                ok = True
+                for i, j in pairs:
+                    a, b = combo[i].providers[0], combo[j].providers[0]
+                    if a != b:
+                        tree_a, lft_a, rght_a = position[a]
+                        tree_b, lft_b, rght_b = position[b]
+                        if tree_a != tree_b or not (
+                                (lft_a <= lft_b and rght_b <= rght_a)
+                                or (lft_b <= lft_a and rght_a <= rght_b)):
+                            ok = False
+                            break
+                if not ok or (larger and not all(
+                        same_subtree_ok([combo[i].providers[0] for i in c], position)
+                        for c in larger)):
+                    continue
             amounts = {}
             merged = False
             for partial in combo:
@@ -82,12 +99,12 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
                         merged = True
                     else:
                         amounts[key] = n
-            if merged and not _consolidated_fits(amounts, facts.inventory):
+            if merged and not _consolidated_fits(amounts, inventory):
                 continue
             if drop_same_tree and _two_from_one_tree(amounts, facts.root):
                 continue
             yield (tuple(sorted(amounts.items())),
-                   tuple((suffixes[i], combo[i].providers) for i in range(len(combo))))
+                   tuple([(suffixes[i], combo[i].providers) for i in range(count)]))
 
 
 def _consolidated_fits(amounts, inventory):
