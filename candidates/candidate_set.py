@@ -47,7 +47,8 @@ class Facts:
     traits / aggregates: rp -> set of the request's trait / aggregate ids;
     sharing: ids of sharing providers; sharing_anchors: rp -> anchor roots in
     this batch besides its own root; holds_root(root) -> is the root an
-    anchor of this batch.
+    anchor of this batch; every_provider: the rows of every provider when the
+    batch covered the whole database and read them all (else None).
     """
 
     holds_root: object
@@ -59,6 +60,7 @@ class Facts:
     aggregates: dict = field(default_factory=dict)
     sharing: set = field(default_factory=set)
     sharing_anchors: dict = field(default_factory=dict)
+    every_provider: list = None   # trees.providers rows, when the batch read them all
 
     def anchors(self, rp):
         """Anchors in this batch a provider may serve: its root, plus more if sharing."""

@@ -31,14 +31,15 @@ FIRST_BATCH_ROOT_IDS = 64
 @dataclass
 class Result:
     """candidates: [(allocations, mappings)] (see combine.py);
-    providers: rows (rp id, uuid, parent id, root id, class name or None, total,
-    reserved, allocation_ratio, used): the summarised providers and their inventories;
-    traits: rows (rp id, trait name, root id), None when summaries show no traits;
+    providers: rows (rp id, uuid, parent id, root id) of the summarised providers;
+    inventories: rows (rp id, class name, total, reserved, allocation_ratio, used);
+    traits: rows (rp id, trait name), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
     class_names: rc id -> name."""
 
     candidates: list = field(default_factory=list)
     providers: list = field(default_factory=list)
+    inventories: list = field(default_factory=list)
     traits: list = None
     uuids: dict = field(default_factory=dict)
     class_names: dict = field(default_factory=dict)
@@ -66,7 +67,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     cap = max_candidates if max_candidates is not None and max_candidates >= 0 else None
     if not randomize and limit is not None:
         cap = limit if cap is None else min(cap, limit)
-    found, roots, scanned_everything = _generate(query, groups, names, cap)
+    found, roots, every_provider = _generate(query, groups, names, cap)
     if randomize:
         if limit is not None and limit < len(found):
             found = random.sample(found, limit)
@@ -76,8 +77,8 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
         found = found[:limit]
     if not found:
         return Result()
-    return _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits,
-                           scanned_everything)
+    return _with_summaries(found, roots, every_provider, query, names, whole_trees,
+                           all_classes, with_traits)
 
 
 # --- names -----------------------------------------------------------------------------
@@ -174,7 +175,7 @@ def _global_root_filter(query, names):
     required = frozenset(names.traits[t] for t in query.root_required)
     forbidden = frozenset(names.traits[t] for t in query.root_forbidden)
     facts = candidate_set.Facts(holds_root=lambda root: True)
-    _add_traits(facts, trait_sql.provider_traits(required | forbidden, Scope.everything()))
+    _add_rows(facts.traits, trait_sql.provider_traits(required | forbidden, Scope.everything()))
     root_ok = candidate_set.root_filter(required, forbidden, facts)
     if not any(root_ok(root) for root in trees.root_ids()):
         return None
@@ -185,23 +186,24 @@ def _global_root_filter(query, names):
 
 
 def _sharing_providers(names):
-    """Rows (rp, root, tree, lft, rght) of every sharing provider."""
+    """Ids of every sharing provider."""
     return trait_sql.providers_with_trait(names.sharing_trait_id)
 
 
 def _generate(query, groups, names, cap):
     """Distinct candidates in anchor order, at most `cap` (None: all); rp -> root; and
-    whether the whole database was scanned in one batch."""
+    the rows of every provider (trees.providers) when one batch read them all, else
+    None."""
     sharing = _sharing_providers(names)
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
     drop_same_tree = not query.nested_aware and trees.any_provider_has_parent()
     found, seen, roots = [], set(), {}
-    everything = False
+    every_provider = None
     for scope in _scopes(cap, unsuffixed_tree):
-        everything = scope.kind == "all"
         facts = _load_facts(scope, groups, query, names, sharing)
         roots.update(facts.root)
+        every_provider = facts.every_provider
         root_ok = candidate_set.root_filter(
             frozenset(names.traits[t] for t in query.root_required),
             frozenset(names.traits[t] for t in query.root_forbidden), facts)
@@ -223,8 +225,8 @@ def _generate(query, groups, names, cap):
                     seen.add(candidate)
                 found.append(candidate)
                 if cap is not None and len(found) >= cap:
-                    return found, roots, everything
-    return found, roots, everything
+                    return found, roots, every_provider
+    return found, roots, every_provider
 
 
 def _scopes(cap, tree_root):
@@ -249,7 +251,12 @@ def _scopes(cap, tree_root):
         size *= 2
 
 
-def _load_facts(scope, groups, query, names, sharing):
+# Below this many providers of interest, the whole-database batch looks them up by id;
+# above it, reading the provider table once is cheaper than a long id list.
+LOOKUP_BY_ID_UP_TO = 200
+
+
+def _load_facts(scope, groups, query, names, sharing_ids):
     """Facts about the providers of `scope` plus every sharing provider."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     amounts = {key for group in groups for key in group.amounts}
@@ -263,23 +270,14 @@ def _load_facts(scope, groups, query, names, sharing):
             aggregate_ids |= clause
         aggregate_ids |= group.forbidden_aggregates
     scopes = [scope]
-    sharing_ids = [row[0] for row in sharing]
-    root, position = facts.root, facts.position
     if sharing_ids:
         scopes.append(Scope.providers(sharing_ids))
         facts.sharing = set(sharing_ids)
-        for rp, root_id, tree, lft, rght in sharing:
-            root[rp] = root_id
-            position[rp] = (tree, lft, rght)
     fits, inventory = {}, facts.inventory
-    want_positions = bool(query.same_subtree)
     want_inventory = len(groups) > 1   # only consolidation across groups needs it
     for where in scopes:
-        for (rp, root_id, rc, amount, used, total, reserved, ratio, max_unit, tree, lft,
-             rght) in capacity.providers_with_capacity(amounts, where):
-            root[rp] = root_id
-            if want_positions:
-                position[rp] = (tree, lft, rght)
+        for rp, rc, amount, used, total, reserved, ratio, max_unit in \
+                capacity.providers_with_capacity(amounts, where):
             per_key = fits.get((rc, amount))
             if per_key is None:
                 per_key = fits[(rc, amount)] = []
@@ -287,11 +285,9 @@ def _load_facts(scope, groups, query, names, sharing):
             if want_inventory:
                 inventory[(rp, rc)] = (used, total, reserved, ratio, max_unit)
         if trait_ids:
-            _add_rows(facts.traits, root, position,
-                      trait_sql.provider_traits(trait_ids, where), want_positions)
+            _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, where))
         if aggregate_ids:
-            _add_rows(facts.aggregates, root, position,
-                      agg_sql.provider_aggregates(aggregate_ids, where), want_positions)
+            _add_rows(facts.aggregates, agg_sql.provider_aggregates(aggregate_ids, where))
     if sharing_ids:
         # a sharing provider inside the scope was seen twice
         facts.fits = {key: sorted(set(rps)) for key, rps in fits.items()}
@@ -299,52 +295,75 @@ def _load_facts(scope, groups, query, names, sharing):
             facts.sharing_anchors.setdefault(rp, set()).add(anchor)
     else:
         facts.fits = {key: sorted(rps) for key, rps in fits.items()}
+    _add_positions(facts, scopes, want_positions=bool(query.same_subtree))
     return facts
 
 
-def _add_rows(target, root, position, rows, want_positions):
-    """rows (rp, value, root, tree, lft, rght) -> target[rp] = {value, ...}."""
-    for rp, value, root_id, tree, lft, rght in rows:
-        found = target.get(rp)
-        if found is None:
-            target[rp] = {value}
+def _add_positions(facts, scopes, want_positions):
+    """Root (and MPTT position) of every provider the facts mention."""
+    root, position = facts.root, facts.position
+    for scope in scopes:
+        if scope.kind == "all":
+            mentioned = set(facts.traits)
+            mentioned.update(facts.aggregates)
+            for rps in facts.fits.values():
+                mentioned.update(rps)
+            if len(mentioned) <= LOOKUP_BY_ID_UP_TO:
+                rows = trees.providers(scope, ids=mentioned)
+            else:
+                rows = facts.every_provider = trees.providers(scope)
+        else:
+            rows = trees.providers(scope)
+        for rp, _, _, root_id, tree, lft, rght in rows:
             root[rp] = root_id
             if want_positions:
                 position[rp] = (tree, lft, rght)
+
+
+def _add_rows(target, rows):
+    """rows (rp, value) -> target[rp] = {value, ...}."""
+    for rp, value in rows:
+        found = target.get(rp)
+        if found is None:
+            target[rp] = {value}
         else:
             found.add(value)
-
-
-def _add_traits(facts, rows):
-    _add_rows(facts.traits, facts.root, facts.position, rows, True)
 
 
 # --- summaries --------------------------------------------------------------------------
 
 
-def _with_summaries(found, roots, query, names, whole_trees, all_classes, with_traits,
-                    scanned_everything):
+def _with_summaries(found, roots, every_provider, query, names, whole_trees, all_classes,
+                    with_traits):
+    """Load what provider_summaries show for the providers of `found`: every provider
+    of their trees (whole_trees) or only those in allocations."""
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
-    keep_roots = None
     if whole_trees:
         wanted = {roots[rp] for rp in in_allocations}
-        if scanned_everything and len(wanted) * 10 >= trees.root_count() * 6:
-            # most trees are involved: reading every provider beats a long id list
-            selector, keep_roots = {}, wanted
-        else:
-            selector = {"root_ids": sorted(wanted)}
+        selector = {"root_ids": sorted(wanted)}
+        keep = lambda row: row[3] in wanted
     else:
         selector = {"ids": sorted(in_allocations)}
+        keep = lambda row: row[0] in in_allocations
+    if every_provider is not None:
+        providers = [row[:4] for row in every_provider if keep(row)]
+        if len(providers) * 10 >= len(every_provider) * 6:
+            # most providers are involved: reading every row beats a long id list
+            selector = {}
+    else:
+        providers = summaries.providers(**selector)
     rc_ids = None if all_classes else [names.classes[n] for n in query.requested_class_names()]
-    providers = summaries.providers_with_inventories(rc_ids=rc_ids, **selector)
+    inventories = summaries.inventories(rc_ids=rc_ids, **selector)
     traits = summaries.trait_names(**selector) if with_traits else None
-    if keep_roots is not None:
-        providers = [row for row in providers if row[3] in keep_roots]
+    if not selector:
+        shown = {row[0] for row in providers}
+        inventories = [row for row in inventories if row[0] in shown]
         if traits is not None:
-            traits = [row for row in traits if row[2] in keep_roots]
+            traits = [row for row in traits if row[0] in shown]
     uuids = {row[0]: row[1] for row in providers}
     missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
     if missing:
         uuids.update(summaries.uuids(sorted(missing)))
-    return Result(candidates=found, providers=providers, traits=traits,
-                  uuids=uuids, class_names={rc: name for name, rc in names.classes.items()})
+    return Result(candidates=found, providers=providers, inventories=inventories,
+                  traits=traits, uuids=uuids,
+                  class_names={rc: name for name, rc in names.classes.items()})

@@ -34,19 +34,17 @@ def render(result, view):
     bodies = {}
     tree_fields = view.tree_summaries
     with_traits = view.traits
-    for rp, uuid, parent, root, name, total, reserved, ratio, used in result.providers:
-        body = bodies.get(rp)
-        if body is None:
-            body = bodies[rp] = {"resources": {}}
-            if with_traits:
-                body["traits"] = []
-            if tree_fields:
-                body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
-                body["root_provider_uuid"] = uuids[root]
-        if name is not None:
-            body["resources"][name] = {"capacity": int((total - reserved) * ratio),
-                                       "used": used}
-    for rp, name, _ in result.traits or ():
+    for rp, uuid, parent, root in result.providers:
+        body = bodies[rp] = {"resources": {}}
+        if with_traits:
+            body["traits"] = []
+        if tree_fields:
+            body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
+            body["root_provider_uuid"] = uuids[root]
+    for rp, name, total, reserved, ratio, used in result.inventories:
+        bodies[rp]["resources"][name] = {"capacity": int((total - reserved) * ratio),
+                                         "used": used}
+    for rp, name in result.traits or ():
         bodies[rp]["traits"].append(name)
     summaries = {uuids[rp]: body for rp, body in bodies.items()}
     return {"allocation_requests": requests, "provider_summaries": summaries}

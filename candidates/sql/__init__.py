@@ -82,3 +82,15 @@ class Scope:
             return f" AND {alias}.root_id >= %s AND {alias}.root_id < %s", [self.lo, self.hi]
         sql, params = in_ids(f"{alias}.id", self.ids)
         return " AND " + sql, params
+
+    def provider_filter(self, column):
+        """(" AND ...", params) restricting a provider id column, without a join
+        when the scope is everything or a list of ids."""
+        if self.kind == "range":
+            where, params = self.where("srp")
+            return (f" AND {column} IN (SELECT srp.id FROM resource_providers srp"
+                    f" WHERE 1 = 1{where})", params)
+        if self.kind == "ids":
+            sql, params = in_ids(column, self.ids)
+            return " AND " + sql, params
+        return "", []

@@ -3,22 +3,18 @@ from candidates.sql import fetch, in_ids
 
 
 def provider_aggregates(aggregate_ids, scope):
-    """Rows (rp_id, aggregate_id, root_id, tree_id, lft, rght) for the aggregates in scope.
+    """Rows (rp_id, aggregate_id) for the aggregates in scope.
 
-        SELECT pa.provider_id, pa.aggregate_id, rp.root_id, ...
-        FROM resource_provider_aggregates pa
-        JOIN resource_providers rp ON rp.id = pa.provider_id
-        WHERE pa.aggregate_id IN (...) [AND <scope>]
+        SELECT pa.provider_id, pa.aggregate_id FROM resource_provider_aggregates pa
+        WHERE pa.aggregate_id IN (...) [AND pa.provider_id IN <scope>]
     """
     aggregate_ids = sorted(set(aggregate_ids))
     if not aggregate_ids or scope.empty:
         return []
     marks = ", ".join(["%s"] * len(aggregate_ids))
-    where, params = scope.where("rp")
+    where, params = scope.provider_filter("pa.provider_id")
     return fetch(f"""
-        SELECT pa.provider_id, pa.aggregate_id, rp.root_id, rp.tree_id, rp.lft, rp.rght
-        FROM resource_provider_aggregates pa
-        JOIN resource_providers rp ON rp.id = pa.provider_id
+        SELECT pa.provider_id, pa.aggregate_id FROM resource_provider_aggregates pa
         WHERE pa.aggregate_id IN ({marks}){where}
     """, aggregate_ids + params)
 

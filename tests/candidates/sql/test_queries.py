@@ -16,7 +16,7 @@ def rc(name):
 
 def fitting(amounts, scope=None):
     rows = capacity.providers_with_capacity(amounts, scope or Scope.everything())
-    return sorted((row[0], row[2], row[3]) for row in rows)
+    return sorted((row[0], row[1], row[2]) for row in rows)
 
 
 @pytest.mark.django_db
@@ -82,18 +82,25 @@ def test_trees_and_summaries():
     assert trees.any_provider_has_parent()
     assert trees.root_id_bounds() == (r1.id, r1.id)
     allocate(make_consumer(), c1, VCPU=1)
-    rows = summaries.providers_with_inventories(root_ids=[r1.id])
-    assert sorted((row[0], row[4], row[8]) for row in rows) == [
+    r2 = make_provider("r2", inventory={"VCPU": 1})
+    assert summaries.providers(root_ids=[r1.id]) == [(r1.id, r1.uuid, None, r1.id),
+                                                     (c1.id, c1.uuid, r1.id, r1.id)]
+    assert [row[0] for row in summaries.providers()] == [r1.id, c1.id, r2.id]
+    rows = summaries.inventories(root_ids=[r1.id])
+    assert sorted((row[0], row[1], row[5]) for row in rows) == [
         (r1.id, "DISK_GB", 0), (r1.id, "VCPU", 0), (c1.id, "VCPU", 1)]
-    rows = summaries.providers_with_inventories(ids=[c1.id])
-    assert [(row[0], row[1], row[4], row[8]) for row in rows] == [(c1.id, c1.uuid, "VCPU", 1)]
-    rows = summaries.providers_with_inventories(root_ids=[r1.id], rc_ids=[rc("DISK_GB")])
-    assert sorted((row[0], row[4]) for row in rows) == [(r1.id, "DISK_GB"), (c1.id, None)]
-    rows = summaries.providers_with_inventories(ids=[c1.id], rc_ids=[])
-    assert [(row[0], row[4]) for row in rows] == [(c1.id, None)]
-    assert summaries.trait_names(root_ids=[r1.id]) == [(r1.id, "CUSTOM_A", r1.id)]
-    assert trees.root_count() == 1
+    assert summaries.inventories(ids=[c1.id]) == [(c1.id, "VCPU", 2, 0, 1.0, 1)]
+    rows = summaries.inventories(rc_ids=[rc("VCPU")])
+    assert sorted((row[0], row[5]) for row in rows) == [(r1.id, 0), (c1.id, 1), (r2.id, 0)]
+    rows = summaries.inventories(root_ids=[r1.id], rc_ids=[rc("DISK_GB")])
+    assert [(row[0], row[1]) for row in rows] == [(r1.id, "DISK_GB")]
+    assert summaries.inventories(ids=[c1.id], rc_ids=[]) == []
+    assert summaries.trait_names(root_ids=[r1.id]) == [(r1.id, "CUSTOM_A")]
+    assert summaries.trait_names(ids=[c1.id]) == []
     assert summaries.uuids([c1.id]) == {c1.id: c1.uuid}
+    assert [row[:4] for row in trees.providers(Scope.tree(r1.id))] == \
+        summaries.providers(root_ids=[r1.id])
+    assert [row[0] for row in trees.providers(Scope.everything(), ids={r2.id})] == [r2.id]
 
 
 def _count_queries(api, query):
