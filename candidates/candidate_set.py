@@ -11,7 +11,7 @@ entries from what the capacity / trait / aggregate facts allow.
 """
 from collections import namedtuple
 from dataclasses import dataclass, field
-from itertools import product, repeat
+from itertools import product
 
 Partial = namedtuple("Partial", "allocations providers")
 
@@ -61,6 +61,7 @@ class Facts:
     sharing: set = field(default_factory=set)
     sharing_anchors: dict = field(default_factory=dict)
     every_provider: list = None   # trees.providers rows, when the batch read them all
+    inventory_rows: list = None   # capacity.inventories rows of a whole-database batch
 
     def anchors(self, rp):
         """Anchors in this batch a provider may serve: its root, plus more if sharing."""
@@ -115,9 +116,9 @@ def _member_sets(group, facts):
     """(providers in M or None when no positive member_of, providers in F,
     providers having a forbidden trait), computed once per group."""
     in_m = None
-    if group.member_of:
-        in_m = {rp for rp, aggs in facts.aggregates.items()
-                if in_aggregates(aggs, group.member_of)}
+    for clause in group.member_of:
+        members = {rp for rp, aggs in facts.aggregates.items() if not clause.isdisjoint(aggs)}
+        in_m = members if in_m is None else in_m & members
     in_f = set()
     if group.forbidden_aggregates:
         bad = group.forbidden_aggregates
@@ -219,12 +220,10 @@ def _unsuffixed(group, facts, root_ok):
         lone &= {rp for rp, traits in facts.traits.items() if not names.isdisjoint(traits)}
     if tree_root is not None:
         lone &= {tree_root}
-    sorted_rcs = [rc for rc, _ in by_class]
-    sorted_amounts = [n for _, n in by_class]
     for rp in lone:
         if roots[rp] != rp or not holds_root(rp) or not root_ok(rp):
             continue
-        result[rp] = [Partial(tuple(zip(zip(repeat(rp), sorted_rcs), sorted_amounts)), (rp,))]
+        result[rp] = [Partial(tuple([((rp, rc), n) for rc, n in by_class]), (rp,))]
 
     entries = {}      # anchor -> [[rp, ...] per class]
     for index, rps in enumerate(fits if complex_anchors or sharing else ()):

@@ -67,7 +67,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     cap = max_candidates if max_candidates is not None and max_candidates >= 0 else None
     if not randomize and limit is not None:
         cap = limit if cap is None else min(cap, limit)
-    found, roots, every_provider = _generate(query, groups, names, cap)
+    found, roots, whole = _generate(query, groups, names, cap)
     if randomize:
         if limit is not None and limit < len(found):
             found = random.sample(found, limit)
@@ -77,7 +77,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
         found = found[:limit]
     if not found:
         return Result()
-    return _with_summaries(found, roots, every_provider, query, names, whole_trees,
+    return _with_summaries(found, roots, whole, query, names, whole_trees,
                            all_classes, with_traits)
 
 
@@ -161,7 +161,7 @@ def _lazy_check(query, names):
         scope = (Scope.tree(compiled.in_tree_root) if compiled.in_tree_root is not None
                  else Scope.everything())
         for key in compiled.amounts:
-            if not capacity.providers_with_capacity([key], scope):
+            if not capacity.providers_with_capacity([key], scope)[key]:
                 return
         facts = _load_facts(Scope.everything(), [compiled], query, names, sharing)
         if not candidate_set.group_partials(compiled, facts, root_ok):
@@ -192,18 +192,17 @@ def _sharing_providers(names):
 
 def _generate(query, groups, names, cap):
     """Distinct candidates in anchor order, at most `cap` (None: all); rp -> root; and
-    the rows of every provider (trees.providers) when one batch read them all, else
-    None."""
+    the Facts of the batch when one batch read the whole database (else None)."""
     sharing = _sharing_providers(names)
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
     drop_same_tree = not query.nested_aware and trees.any_provider_has_parent()
     found, seen, roots = [], set(), {}
-    every_provider = None
+    whole = None
     for scope in _scopes(cap, unsuffixed_tree):
         facts = _load_facts(scope, groups, query, names, sharing)
         roots.update(facts.root)
-        every_provider = facts.every_provider
+        whole = facts if facts.every_provider is not None else None
         root_ok = candidate_set.root_filter(
             frozenset(names.traits[t] for t in query.root_required),
             frozenset(names.traits[t] for t in query.root_forbidden), facts)
@@ -225,8 +224,8 @@ def _generate(query, groups, names, cap):
                     seen.add(candidate)
                 found.append(candidate)
                 if cap is not None and len(found) >= cap:
-                    return found, roots, every_provider
-    return found, roots, every_provider
+                    return found, roots, whole
+    return found, roots, whole
 
 
 def _scopes(cap, tree_root):
@@ -275,14 +274,15 @@ def _load_facts(scope, groups, query, names, sharing_ids):
         facts.sharing = set(sharing_ids)
     fits, inventory = {}, facts.inventory
     want_inventory = len(groups) > 1   # only consolidation across groups needs it
+    class_ids = {rc for rc, _ in amounts}
     for where in scopes:
-        for rp, rc, amount, used, total, reserved, ratio, max_unit in \
-                capacity.providers_with_capacity(amounts, where):
-            per_key = fits.get((rc, amount))
-            if per_key is None:
-                per_key = fits[(rc, amount)] = []
-            per_key.append(rp)
-            if want_inventory:
+        rows = capacity.inventories(class_ids, where)
+        if where.kind == "all":
+            facts.inventory_rows = rows
+        for key, rps in capacity.fitting(amounts, rows).items():
+            fits.setdefault(key, []).extend(rps)
+        if want_inventory:
+            for rp, rc, used, total, reserved, ratio, _, max_unit, _ in rows:
                 inventory[(rp, rc)] = (used, total, reserved, ratio, max_unit)
         if trait_ids:
             _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, where))
@@ -333,10 +333,11 @@ def _add_rows(target, rows):
 # --- summaries --------------------------------------------------------------------------
 
 
-def _with_summaries(found, roots, every_provider, query, names, whole_trees, all_classes,
+def _with_summaries(found, roots, whole, query, names, whole_trees, all_classes,
                     with_traits):
     """Load what provider_summaries show for the providers of `found`: every provider
-    of their trees (whole_trees) or only those in allocations."""
+    of their trees (whole_trees) or only those in allocations. `whole`: the Facts of
+    a batch that read the whole database, whose rows are reused."""
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
     if whole_trees:
         wanted = {roots[rp] for rp in in_allocations}
@@ -345,21 +346,30 @@ def _with_summaries(found, roots, every_provider, query, names, whole_trees, all
     else:
         selector = {"ids": sorted(in_allocations)}
         keep = lambda row: row[0] in in_allocations
-    if every_provider is not None:
-        providers = [row[:4] for row in every_provider if keep(row)]
-        if len(providers) * 10 >= len(every_provider) * 6:
+    requested = [names.classes[n] for n in query.requested_class_names()]
+    if whole is None:
+        providers = summaries.providers(**selector)
+        inventories = summaries.inventories(
+            rc_ids=None if all_classes else requested, **selector)
+        traits = summaries.trait_names(**selector) if with_traits else None
+    else:
+        providers = [row[:4] for row in whole.every_provider if keep(row)]
+        if len(providers) * 10 >= len(whole.every_provider) * 6:
             # most providers are involved: reading every row beats a long id list
             selector = {}
-    else:
-        providers = summaries.providers(**selector)
-    rc_ids = None if all_classes else [names.classes[n] for n in query.requested_class_names()]
-    inventories = summaries.inventories(rc_ids=rc_ids, **selector)
-    traits = summaries.trait_names(**selector) if with_traits else None
-    if not selector:
         shown = {row[0] for row in providers}
-        inventories = [row for row in inventories if row[0] in shown]
-        if traits is not None:
-            traits = [row for row in traits if row[0] in shown]
+        class_names = {rc: name for name, rc in names.classes.items()}
+        # the requested classes' inventories were read with the facts
+        inventories = [(rp, class_names[rc], total, reserved, ratio, used)
+                       for rp, rc, used, total, reserved, ratio, *_ in whole.inventory_rows
+                       if rp in shown]
+        if all_classes:
+            inventories += summaries.inventories(exclude_rc_ids=requested, **selector)
+        traits = summaries.trait_names(**selector) if with_traits else None
+        if not selector:
+            inventories = [row for row in inventories if row[0] in shown]
+            if traits is not None:
+                traits = [row for row in traits if row[0] in shown]
     uuids = {row[0]: row[1] for row in providers}
     missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
     if missing:

@@ -27,9 +27,9 @@ def providers(ids=None, root_ids=None):
     """, params)
 
 
-def inventories(ids=None, root_ids=None, rc_ids=None):
+def inventories(ids=None, root_ids=None, rc_ids=None, exclude_rc_ids=()):
     """Rows (rp_id, class name, total, reserved, allocation_ratio, used) of the
-    providers' inventories [of the given classes].
+    providers' inventories [of the given classes] [but not of the excluded ones].
 
         SELECT i.provider_id, rc.name, i.total, i.reserved, i.allocation_ratio,
                COALESCE(u.used, 0)
@@ -41,7 +41,7 @@ def inventories(ids=None, root_ids=None, rc_ids=None):
                    [WHERE <arp in the same providers>]
                    GROUP BY a.provider_id, a.resource_class_id) u
                ON u.provider_id = i.provider_id AND u.resource_class_id = i.resource_class_id
-        WHERE <rp in providers> [AND i.resource_class_id IN (...)]
+        WHERE <rp in providers> [AND i.resource_class_id [NOT] IN (...)]
     """
     if rc_ids is not None and not rc_ids:
         return []
@@ -54,6 +54,9 @@ def inventories(ids=None, root_ids=None, rc_ids=None):
     if rc_ids is not None:
         classes = f" AND i.resource_class_id IN ({', '.join(['%s'] * len(rc_ids))})"
         class_params = list(rc_ids)
+    if exclude_rc_ids:
+        classes += f" AND i.resource_class_id NOT IN ({', '.join(['%s'] * len(exclude_rc_ids))})"
+        class_params += list(exclude_rc_ids)
     return fetch(f"""
         SELECT i.provider_id, rc.name, i.total, i.reserved, i.allocation_ratio,
                COALESCE(u.used, 0)

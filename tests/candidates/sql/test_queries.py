@@ -15,8 +15,8 @@ def rc(name):
 
 
 def fitting(amounts, scope=None):
-    rows = capacity.providers_with_capacity(amounts, scope or Scope.everything())
-    return sorted((row[0], row[1], row[2]) for row in rows)
+    fits = capacity.providers_with_capacity(amounts, scope or Scope.everything())
+    return sorted((rp, rc, n) for (rc, n), rps in fits.items() for rp in rps)
 
 
 @pytest.mark.django_db
@@ -44,6 +44,7 @@ def test_scopes():
     assert [row[0] for row in fitting([(vcpu, 1)], Scope.roots_between(r2.id, r2.id + 1))] == [
         r2.id]
     assert [row[0] for row in fitting([(vcpu, 1)], Scope.providers([c1.id]))] == [c1.id]
+    assert [row[0] for row in fitting([(vcpu, 1)])] == [r1.id, c1.id, r2.id]
     assert fitting([(vcpu, 1)], Scope.providers([])) == []
 
 
