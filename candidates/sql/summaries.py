@@ -38,7 +38,7 @@ def inventories(ids=None, root_ids=None, rc_ids=None, exclude_rc_ids=()):
         [JOIN resource_providers rp ON rp.id = i.provider_id]
         LEFT JOIN (SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
                    FROM allocations a [JOIN resource_providers arp ...]
-                   [WHERE <arp in the same providers>]
+                   WHERE [<arp in the same providers>] [AND <same classes>]
                    GROUP BY a.provider_id, a.resource_class_id) u
                ON u.provider_id = i.provider_id AND u.resource_class_id = i.resource_class_id
         WHERE <rp in providers> [AND i.resource_class_id [NOT] IN (...)]
@@ -50,13 +50,8 @@ def inventories(ids=None, root_ids=None, rc_ids=None, exclude_rc_ids=()):
     usage_where, usage_params = _filter(ids, root_ids, alias="arp")
     join = "" if everything else "JOIN resource_providers rp ON rp.id = i.provider_id"
     usage_join = "" if everything else "JOIN resource_providers arp ON arp.id = a.provider_id"
-    classes, class_params = "", []
-    if rc_ids is not None:
-        classes = f" AND i.resource_class_id IN ({', '.join(['%s'] * len(rc_ids))})"
-        class_params = list(rc_ids)
-    if exclude_rc_ids:
-        classes += f" AND i.resource_class_id NOT IN ({', '.join(['%s'] * len(exclude_rc_ids))})"
-        class_params += list(exclude_rc_ids)
+    classes, class_params = _classes("i", rc_ids, exclude_rc_ids)
+    usage_classes, usage_class_params = _classes("a", rc_ids, exclude_rc_ids)
     return fetch(f"""
         SELECT i.provider_id, rc.name, i.total, i.reserved, i.allocation_ratio,
                COALESCE(u.used, 0)
@@ -65,11 +60,25 @@ def inventories(ids=None, root_ids=None, rc_ids=None, exclude_rc_ids=()):
         {join}
         LEFT JOIN (SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
                    FROM allocations a {usage_join}
-                   WHERE {usage_where}
+                   WHERE {usage_where}{usage_classes}
                    GROUP BY a.provider_id, a.resource_class_id) u
                ON u.provider_id = i.provider_id AND u.resource_class_id = i.resource_class_id
         WHERE {where}{classes}
-    """, usage_params + params + class_params)
+    """, usage_params + usage_class_params + params + class_params)
+
+
+def _classes(alias, rc_ids, exclude_rc_ids):
+    """(" AND ...", params): alias.resource_class_id in rc_ids (None: any class) and not
+    in exclude_rc_ids."""
+    sql, params = "", []
+    if rc_ids is not None:
+        sql = f" AND {alias}.resource_class_id IN ({', '.join(['%s'] * len(rc_ids))})"
+        params = list(rc_ids)
+    if exclude_rc_ids:
+        marks = ", ".join(["%s"] * len(exclude_rc_ids))
+        sql += f" AND {alias}.resource_class_id NOT IN ({marks})"
+        params += list(exclude_rc_ids)
+    return sql, params
 
 
 def trait_names(ids=None, root_ids=None):
