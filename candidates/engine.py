@@ -31,11 +31,11 @@ FIRST_BATCH_ROOT_IDS = 64
 @dataclass
 class Result:
     """candidates: [(allocations, mappings)] (see combine.py);
-    providers: rows (rp id, uuid, parent id, root id) of the summarised providers;
-    inventories: rows (rp id, class name, total, reserved, allocation_ratio, used);
+    providers: trees.providers rows of the summarised providers;
+    inventories: capacity.inventories rows of their inventories;
     traits: rows (rp id, trait name), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
-    class_names: rc id -> name."""
+    class_names: rc id -> name of every class in candidates and inventories."""
 
     candidates: list = field(default_factory=list)
     providers: list = field(default_factory=list)
@@ -276,7 +276,7 @@ def _load_facts(scope, groups, query, names, sharing_ids):
     want_inventory = len(groups) > 1   # only consolidation across groups needs it
     class_ids = {rc for rc, _ in amounts}
     for where in scopes:
-        rows = capacity.inventories(class_ids, where)
+        rows = capacity.inventories(where, rc_ids=class_ids)
         if where.kind == "all":
             facts.inventory_rows = rows
         for key, rps in capacity.fitting(amounts, rows).items():
@@ -341,39 +341,44 @@ def _with_summaries(found, roots, whole, query, names, whole_trees, all_classes,
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
     if whole_trees:
         wanted = {roots[rp] for rp in in_allocations}
-        selector = {"root_ids": sorted(wanted)}
+        scope = Scope.trees(sorted(wanted))
         keep = lambda row: row[3] in wanted
     else:
-        selector = {"ids": sorted(in_allocations)}
+        scope = Scope.providers(sorted(in_allocations))
         keep = lambda row: row[0] in in_allocations
-    requested = [names.classes[n] for n in query.requested_class_names()]
+    requested = {names.classes[n] for n in query.requested_class_names()}
     if whole is None:
-        providers = summaries.providers(**selector)
-        inventories = summaries.inventories(
-            rc_ids=None if all_classes else requested, **selector)
-        traits = summaries.trait_names(**selector) if with_traits else None
+        providers = trees.providers(scope)
+        inventories = capacity.inventories(scope, rc_ids=None if all_classes else requested)
+        traits = summaries.trait_names(scope) if with_traits else None
     else:
-        providers = [row[:4] for row in whole.every_provider if keep(row)]
+        providers = [row for row in whole.every_provider if keep(row)]
+        shown = None   # None: every provider is shown
+        if len(providers) < len(whole.every_provider):
+            shown = {row[0] for row in providers}
         if len(providers) * 10 >= len(whole.every_provider) * 6:
             # most providers are involved: reading every row beats a long id list
-            selector = {}
-        shown = {row[0] for row in providers}
-        class_names = {rc: name for name, rc in names.classes.items()}
+            scope = Scope.everything()
         # the requested classes' inventories were read with the facts
-        inventories = [(rp, class_names[rc], total, reserved, ratio, used)
-                       for rp, rc, used, total, reserved, ratio, *_ in whole.inventory_rows
-                       if rp in shown]
+        inventories = _only(shown, whole.inventory_rows)
         if all_classes:
-            inventories += summaries.inventories(exclude_rc_ids=requested, **selector)
-        traits = summaries.trait_names(**selector) if with_traits else None
-        if not selector:
-            inventories = [row for row in inventories if row[0] in shown]
-            if traits is not None:
-                traits = [row for row in traits if row[0] in shown]
+            others = capacity.inventories(scope, exclude_rc_ids=requested)
+            inventories = inventories + _only(shown, others)
+        traits = _only(shown, summaries.trait_names(scope)) if with_traits else None
     uuids = {row[0]: row[1] for row in providers}
     missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
     if missing:
         uuids.update(summaries.uuids(sorted(missing)))
+    class_names = {rc: name for name, rc in names.classes.items()}
+    unnamed = {row[1] for row in inventories} - class_names.keys()
+    if unnamed:
+        class_names.update(summaries.class_names(sorted(unnamed)))
     return Result(candidates=found, providers=providers, inventories=inventories,
-                  traits=traits, uuids=uuids,
-                  class_names={rc: name for name, rc in names.classes.items()})
+                  traits=traits, uuids=uuids, class_names=class_names)
+
+
+def _only(providers, rows):
+    """The rows (rp, ...) of these providers (None: all rows)."""
+    if providers is None:
+        return rows
+    return [row for row in rows if row[0] in providers]

@@ -12,6 +12,7 @@ def render(result, view):
     """The response document as plain dicts and lists (allocation-candidates.md §5)."""
     uuids = result.uuids
     class_names = result.class_names
+    uuid_of = uuids.__getitem__
     requests = []
     for allocations, mappings in result.candidates:
         per_provider = {}
@@ -29,22 +30,23 @@ def render(result, view):
                                       "resources": resources}
                                      for uuid, resources in per_provider.items()]}
         if view.mappings:
-            entry["mappings"] = {suffix: [uuids[rp] for rp in rps] for suffix, rps in mappings}
+            entry["mappings"] = {suffix: list(map(uuid_of, rps)) for suffix, rps in mappings}
         requests.append(entry)
-    bodies = {}
+    bodies, resources_of, traits_of = {}, {}, {}
     tree_fields = view.tree_summaries
     with_traits = view.traits
-    for rp, uuid, parent, root in result.providers:
-        body = bodies[rp] = {"resources": {}}
+    for rp, uuid, parent, root, _, _, _ in result.providers:
+        resources = resources_of[rp] = {}
+        body = bodies[rp] = {"resources": resources}
         if with_traits:
-            body["traits"] = []
+            body["traits"] = traits_of[rp] = []
         if tree_fields:
             body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
             body["root_provider_uuid"] = uuids[root]
-    for rp, name, total, reserved, ratio, used in result.inventories:
-        bodies[rp]["resources"][name] = {"capacity": int((total - reserved) * ratio),
-                                         "used": used}
+    for rp, rc, used, total, reserved, ratio, _, _, _ in result.inventories:
+        resources_of[rp][class_names[rc]] = {"capacity": int((total - reserved) * ratio),
+                                             "used": used}
     for rp, name in result.traits or ():
-        bodies[rp]["traits"].append(name)
+        traits_of[rp].append(name)
     summaries = {uuids[rp]: body for rp, body in bodies.items()}
     return {"allocation_requests": requests, "provider_summaries": summaries}

@@ -54,5 +54,7 @@ class AllocationCandidateViewSet(PlacementViewSet):
             # Encoded straight into an HttpResponse: these bodies can be large and
             # DRF's renderer adds nothing here.
             body = _dumps(present.render(result, view))
+            # freed before the collector is back on, so its first pass finds little
+            del result
         response = HttpResponse(body, content_type="application/json")
         return self.cache_headers(request, response)

@@ -36,7 +36,7 @@ class Scope:
     """Which providers a query looks at (see module docstring).
 
     Scope.everything(), Scope.roots_between(lo, hi) (lo <= root id < hi),
-    Scope.tree(root_id), Scope.providers(ids).
+    Scope.tree(root_id), Scope.trees(root_ids), Scope.providers(ids).
     """
 
     __slots__ = ("kind", "lo", "hi", "ids")
@@ -57,12 +57,16 @@ class Scope:
         return cls("range", root_id, root_id + 1)
 
     @classmethod
+    def trees(cls, root_ids):
+        return cls("roots", ids=root_ids)
+
+    @classmethod
     def providers(cls, ids):
         return cls("ids", ids=ids)
 
     @property
     def empty(self):
-        return self.kind == "ids" and not self.ids
+        return self.kind in ("ids", "roots") and not self.ids
 
     def holds_root(self, root_id):
         """Is `root_id` an anchor of this scope? (ids scopes anchor nothing by range)"""
@@ -70,6 +74,8 @@ class Scope:
             return True
         if self.kind == "range":
             return self.lo <= root_id < self.hi
+        if self.kind == "roots":
+            return root_id in self.ids
         return False
 
     def where(self, alias="rp"):
@@ -80,13 +86,14 @@ class Scope:
             if self.hi == self.lo + 1:
                 return f" AND {alias}.root_id = %s", [self.lo]
             return f" AND {alias}.root_id >= %s AND {alias}.root_id < %s", [self.lo, self.hi]
-        sql, params = in_ids(f"{alias}.id", self.ids)
+        column = "root_id" if self.kind == "roots" else "id"
+        sql, params = in_ids(f"{alias}.{column}", self.ids)
         return " AND " + sql, params
 
     def provider_filter(self, column):
         """(" AND ...", params) restricting a provider id column, without a join
         when the scope is everything or a list of ids."""
-        if self.kind == "range":
+        if self.kind in ("range", "roots"):
             where, params = self.where("srp")
             return (f" AND {column} IN (SELECT srp.id FROM resource_providers srp"
                     f" WHERE 1 = 1{where})", params)

@@ -1,37 +1,39 @@
-"""Inventories of the requested classes, with usage, and which amounts fit them."""
+"""Inventories with their usage, and which amounts fit them."""
 from candidates.sql import fetch
 
 _COLUMNS = """i.provider_id, i.resource_class_id, {used}, i.total, i.reserved,
            i.allocation_ratio, i.min_unit, i.max_unit, i.step_size"""
-# The whole database: one grouped pass over the classes' allocations.
+# The whole database: one grouped pass over the allocations.
 _EVERYTHING = f"""
     SELECT {_COLUMNS.format(used="COALESCE(u.used, 0)")}
     FROM inventories i
-    LEFT JOIN (SELECT provider_id, resource_class_id, SUM(used) AS used FROM allocations
-               WHERE resource_class_id IN ({{marks}})
-               GROUP BY provider_id, resource_class_id) u
+    LEFT JOIN (SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
+               FROM allocations a WHERE 1 = 1{{usage_classes}}
+               GROUP BY a.provider_id, a.resource_class_id) u
            ON u.provider_id = i.provider_id AND u.resource_class_id = i.resource_class_id
-    WHERE i.resource_class_id IN ({{marks}})"""
+    WHERE 1 = 1{{classes}}"""
 # A few trees or providers: sum the usage of each row through the allocations index.
-_SOME = f"""
-    SELECT {_COLUMNS.format(used='''COALESCE((SELECT SUM(a.used) FROM allocations a
+_CORRELATED_USAGE = """COALESCE((SELECT SUM(a.used) FROM allocations a
                      WHERE a.provider_id = i.provider_id
-                       AND a.resource_class_id = i.resource_class_id), 0)''')}
+                       AND a.resource_class_id = i.resource_class_id), 0)"""
+_SOME = f"""
+    SELECT {_COLUMNS.format(used=_CORRELATED_USAGE)}
     FROM inventories i
     JOIN resource_providers rp ON rp.id = i.provider_id
-    WHERE i.resource_class_id IN ({{marks}}){{scope}}"""
+    WHERE 1 = 1{{classes}}{{scope}}"""
 
 
-def inventories(rc_ids, scope):
+def inventories(scope, rc_ids=None, exclude_rc_ids=()):
     """Rows (rp_id, rc_id, used, total, reserved, allocation_ratio, min_unit, max_unit,
-    step_size) of every inventory of these classes in scope (candidates.sql.Scope).
+    step_size) of every inventory in scope (candidates.sql.Scope) [of the classes
+    rc_ids] [except the classes exclude_rc_ids].
 
         SELECT i.provider_id, i.resource_class_id, COALESCE(u.used, 0), i.total, ...
         FROM inventories i
         LEFT JOIN (SELECT provider_id, resource_class_id, SUM(used) AS used
-                   FROM allocations WHERE resource_class_id IN (...)
+                   FROM allocations [WHERE resource_class_id IN (...)]
                    GROUP BY provider_id, resource_class_id) u ON ...
-        WHERE i.resource_class_id IN (...)
+        [WHERE i.resource_class_id IN (...)]
 
     For a scope smaller than everything the provider table is joined for the
     scope's condition and each row's usage is a correlated SUM instead. Which
@@ -39,14 +41,30 @@ def inventories(rc_ids, scope):
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
-    rc_ids = sorted(set(rc_ids))
-    if not rc_ids or scope.empty:
+    if scope.empty or (rc_ids is not None and not rc_ids):
         return []
-    marks = ", ".join(["%s"] * len(rc_ids))
+    classes, params = _classes("i", rc_ids, exclude_rc_ids)
     if scope.kind == "all":
-        return fetch(_EVERYTHING.format(marks=marks), rc_ids + rc_ids)
-    where, params = scope.where("rp")
-    return fetch(_SOME.format(marks=marks, scope=where), rc_ids + params)
+        usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
+        return fetch(_EVERYTHING.format(classes=classes, usage_classes=usage_classes),
+                     usage_params + params)
+    where, scope_params = scope.where("rp")
+    return fetch(_SOME.format(classes=classes, scope=where), params + scope_params)
+
+
+def _classes(alias, rc_ids, exclude_rc_ids):
+    """(" AND ...", params): alias.resource_class_id in rc_ids (None: any class) and not
+    in exclude_rc_ids."""
+    sql, params = "", []
+    if rc_ids is not None:
+        rc_ids = sorted(set(rc_ids))
+        sql = f" AND {alias}.resource_class_id IN ({', '.join(['%s'] * len(rc_ids))})"
+        params = list(rc_ids)
+    if exclude_rc_ids:
+        marks = ", ".join(["%s"] * len(exclude_rc_ids))
+        sql += f" AND {alias}.resource_class_id NOT IN ({marks})"
+        params += list(exclude_rc_ids)
+    return sql, params
 
 
 def fitting(amounts, rows):
@@ -70,4 +88,4 @@ def fitting(amounts, rows):
 def providers_with_capacity(amounts, scope):
     """fitting() over the inventories of the amounts' classes in scope."""
     amounts = list(amounts)
-    return fitting(amounts, inventories([rc for rc, _ in amounts], scope))
+    return fitting(amounts, inventories(scope, rc_ids=[rc for rc, _ in amounts]))

@@ -84,23 +84,29 @@ def test_trees_and_summaries():
     assert trees.root_id_bounds() == (r1.id, r1.id)
     allocate(make_consumer(), c1, VCPU=1)
     r2 = make_provider("r2", inventory={"VCPU": 1})
-    assert summaries.providers(root_ids=[r1.id]) == [(r1.id, r1.uuid, None, r1.id),
-                                                     (c1.id, c1.uuid, r1.id, r1.id)]
-    assert [row[0] for row in summaries.providers()] == [r1.id, c1.id, r2.id]
-    rows = summaries.inventories(root_ids=[r1.id])
-    assert sorted((row[0], row[1], row[5]) for row in rows) == [
-        (r1.id, "DISK_GB", 0), (r1.id, "VCPU", 0), (c1.id, "VCPU", 1)]
-    assert summaries.inventories(ids=[c1.id]) == [(c1.id, "VCPU", 2, 0, 1.0, 1)]
-    rows = summaries.inventories(rc_ids=[rc("VCPU")])
-    assert sorted((row[0], row[5]) for row in rows) == [(r1.id, 0), (c1.id, 1), (r2.id, 0)]
-    rows = summaries.inventories(root_ids=[r1.id], rc_ids=[rc("DISK_GB")])
-    assert [(row[0], row[1]) for row in rows] == [(r1.id, "DISK_GB")]
-    assert summaries.inventories(ids=[c1.id], rc_ids=[]) == []
-    assert summaries.trait_names(root_ids=[r1.id]) == [(r1.id, "CUSTOM_A")]
-    assert summaries.trait_names(ids=[c1.id]) == []
+    vcpu, disk = rc("VCPU"), rc("DISK_GB")
+
+    def inventories(scope, **kw):
+        return sorted((row[0], row[1], row[2]) for row in capacity.inventories(scope, **kw))
+
+    assert inventories(Scope.trees([r1.id])) == sorted(
+        [(r1.id, disk, 0), (r1.id, vcpu, 0), (c1.id, vcpu, 1)])
+    assert capacity.inventories(Scope.providers([c1.id])) == [
+        (c1.id, vcpu, 1, 2, 0, 1.0, 1, 2147483647, 1)]
+    assert inventories(Scope.everything(), rc_ids=[vcpu]) == sorted(
+        [(r1.id, vcpu, 0), (c1.id, vcpu, 1), (r2.id, vcpu, 0)])
+    assert inventories(Scope.everything(), exclude_rc_ids=[vcpu]) == [(r1.id, disk, 0)]
+    assert inventories(Scope.trees([r1.id]), rc_ids=[disk]) == [(r1.id, disk, 0)]
+    assert inventories(Scope.trees([r1.id, r2.id]), exclude_rc_ids=[disk]) == sorted(
+        [(r1.id, vcpu, 0), (c1.id, vcpu, 1), (r2.id, vcpu, 0)])
+    assert capacity.inventories(Scope.providers([c1.id]), rc_ids=[]) == []
+    assert summaries.trait_names(Scope.trees([r1.id])) == [(r1.id, "CUSTOM_A")]
+    assert summaries.trait_names(Scope.providers([c1.id])) == []
     assert summaries.uuids([c1.id]) == {c1.id: c1.uuid}
-    assert [row[:4] for row in trees.providers(Scope.tree(r1.id))] == \
-        summaries.providers(root_ids=[r1.id])
+    assert summaries.class_names([vcpu]) == {vcpu: "VCPU"}
+    assert [row[:4] for row in trees.providers(Scope.trees([r1.id]))] == [
+        (r1.id, r1.uuid, None, r1.id), (c1.id, c1.uuid, r1.id, r1.id)]
+    assert [row[0] for row in trees.providers(Scope.everything())] == [r1.id, c1.id, r2.id]
     assert [row[0] for row in trees.providers(Scope.everything(), ids={r2.id})] == [r2.id]
 
 
