@@ -265,14 +265,14 @@ def _report_service_error(request, provider, exc):
         messages.error(request, f"Not saved: {exc.detail}")
 
 
-@staff_member_required
-@require_POST
-def provider_inventory(request, uuid):
-    """Add/update or delete one inventory class (forms.InventoryForm.action)."""
-    provider = _provider_or_404(uuid)
-    form = forms.InventoryForm(request.POST, provider=provider)
+def _save_form(request, provider, form, form_name):
+    """Save one provider page form and redirect back to the page.
+
+    An invalid form re-renders the page (400) with ``form`` bound under
+    ``form_name``; a service error is reported as a message, not an error page.
+    """
     if not form.is_valid():
-        return _render_provider(request, provider, {"inventory_form": form}, status=400)
+        return _render_provider(request, provider, {form_name: form}, status=400)
     try:
         summary = form.save(provider)
     except PlacementError as exc:
@@ -280,6 +280,15 @@ def provider_inventory(request, uuid):
     else:
         messages.success(request, summary)
     return redirect("ui:provider", uuid=provider.uuid)
+
+
+@staff_member_required
+@require_POST
+def provider_inventory(request, uuid):
+    """Add/update or delete one inventory class (forms.InventoryForm.action)."""
+    provider = _provider_or_404(uuid)
+    form = forms.InventoryForm(request.POST, provider=provider)
+    return _save_form(request, provider, form, "inventory_form")
 
 
 @staff_member_required
@@ -287,15 +296,7 @@ def provider_inventory(request, uuid):
 def provider_traits(request, uuid):
     provider = _provider_or_404(uuid)
     form = forms.TraitsForm(request.POST)
-    if not form.is_valid():
-        return _render_provider(request, provider, {"traits_form": form}, status=400)
-    try:
-        summary = form.save(provider)
-    except PlacementError as exc:
-        _report_service_error(request, provider, exc)
-    else:
-        messages.success(request, summary)
-    return redirect("ui:provider", uuid=provider.uuid)
+    return _save_form(request, provider, form, "traits_form")
 
 
 @staff_member_required
@@ -303,15 +304,7 @@ def provider_traits(request, uuid):
 def provider_aggregates(request, uuid):
     provider = _provider_or_404(uuid)
     form = forms.AggregatesForm(request.POST)
-    if not form.is_valid():
-        return _render_provider(request, provider, {"aggregates_form": form}, status=400)
-    try:
-        summary = form.save(provider)
-    except PlacementError as exc:
-        _report_service_error(request, provider, exc)
-    else:
-        messages.success(request, summary)
-    return redirect("ui:provider", uuid=provider.uuid)
+    return _save_form(request, provider, form, "aggregates_form")
 
 
 # --------------------------------------------------------------------------
