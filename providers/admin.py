@@ -344,22 +344,19 @@ class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdm
 # --------------------------------------------------------------------------
 
 class CustomNameForm(forms.ModelForm):
+    class Meta:
+        fields = ["name"]
+        help_texts = {"name": CUSTOM_NAME_HELP}
+
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
         validate_custom_name(name)
         return name
 
 
-class ResourceClassForm(CustomNameForm):
-    class Meta:
-        model = ResourceClass
-        fields = ["name"]
-        help_texts = {"name": CUSTOM_NAME_HELP}
+class NamedAdmin(ServiceAdminMixin, admin.ModelAdmin):
+    """List page shared by resource classes and traits: name, kind, created_at."""
 
-
-@admin.register(ResourceClass)
-class ResourceClassAdmin(ServiceAdminMixin, admin.ModelAdmin):
-    form = ResourceClassForm
     list_display = ["name", "kind", "created_at"]
     search_fields = ["name"]
     ordering = ["name"]
@@ -367,6 +364,16 @@ class ResourceClassAdmin(ServiceAdminMixin, admin.ModelAdmin):
     @admin.display(description="kind")
     def kind(self, obj):
         return "custom" if obj.is_custom else "standard"
+
+
+class ResourceClassForm(CustomNameForm):
+    class Meta(CustomNameForm.Meta):
+        model = ResourceClass
+
+
+@admin.register(ResourceClass)
+class ResourceClassAdmin(NamedAdmin):
+    form = ResourceClassForm
 
     def _is_custom(self, obj):
         return obj is None or not is_standard_resource_class(obj.name)
@@ -391,24 +398,15 @@ class ResourceClassAdmin(ServiceAdminMixin, admin.ModelAdmin):
 
 
 class TraitForm(CustomNameForm):
-    class Meta:
+    class Meta(CustomNameForm.Meta):
         model = Trait
-        fields = ["name"]
-        help_texts = {"name": CUSTOM_NAME_HELP}
 
 
 @admin.register(Trait)
-class TraitAdmin(ServiceAdminMixin, admin.ModelAdmin):
+class TraitAdmin(NamedAdmin):
     """Traits are created and deleted, never renamed (as in the API)."""
 
     form = TraitForm
-    list_display = ["name", "kind", "created_at"]
-    search_fields = ["name"]
-    ordering = ["name"]
-
-    @admin.display(description="kind")
-    def kind(self, obj):
-        return "custom" if obj.is_custom else "standard"
 
     def has_change_permission(self, request, obj=None):
         return False if obj is not None else super().has_change_permission(request, obj)
