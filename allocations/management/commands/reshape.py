@@ -1,11 +1,10 @@
 """manage.py reshape: apply a POST /reshaper payload offline, or preview it."""
-import json
-
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from allocations.models import Allocation
 from placement_site.inprocess import PlacementClient
+from placement_site.jsonfile import read_json_file
 from providers.models import Inventory, ResourceProvider
 
 INVENTORY_FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size",
@@ -56,20 +55,7 @@ class Command(BaseCommand):
 
 
 def _read_payload(path):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            payload = json.load(handle)
-    except FileNotFoundError:
-        raise CommandError(f"File not found: {path}")
-    except IsADirectoryError:
-        raise CommandError(f"Not a file: {path}")
-    except OSError as exc:
-        raise CommandError(f"Cannot read {path}: {exc.strerror or exc}")
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"{path} is not UTF-8 text: {exc}")
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno}, "
-                           f"column {exc.colno})")
+    payload = read_json_file(path, error=CommandError)
     if not isinstance(payload, dict):
         raise CommandError(f"{path} must hold a JSON object with `inventories` and "
                            "`allocations` (the POST /reshaper body).")

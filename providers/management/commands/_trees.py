@@ -29,7 +29,6 @@ Refused as conflicts: a uuid that exists with another name or another
 parent, a name taken by another uuid, a consumer that already holds
 different allocations.
 """
-import json
 from dataclasses import dataclass, field
 
 import jsonschema
@@ -37,6 +36,7 @@ from django.db import transaction
 
 from allocations.models import Allocation
 from placement_site.inprocess import PlacementClient
+from placement_site.jsonfile import read_json_file
 from providers.models import (
     Inventory,
     ProviderAggregate,
@@ -210,26 +210,9 @@ def parents_first(items, key, parent):
 
 def load_document(path):
     """Read and validate a tree document file. Raises TreeError with a clear message."""
-    document = read_json(path)
+    document = read_json_file(path, error=TreeError)
     validate_document(document)
     return document
-
-
-def read_json(path):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        raise TreeError(f"File not found: {path}")
-    except IsADirectoryError:
-        raise TreeError(f"Not a file: {path}")
-    except OSError as exc:
-        raise TreeError(f"Cannot read {path}: {exc.strerror or exc}")
-    except UnicodeDecodeError as exc:
-        raise TreeError(f"{path} is not UTF-8 text: {exc}")
-    except json.JSONDecodeError as exc:
-        raise TreeError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno}, "
-                        f"column {exc.colno})")
 
 
 def validate_document(document):
