@@ -309,7 +309,7 @@ def _add_positions(facts, scopes, want_positions):
             for rps in facts.fits.values():
                 mentioned.update(rps)
             if len(mentioned) <= LOOKUP_BY_ID_UP_TO:
-                rows = trees.providers(scope, ids=mentioned)
+                rows = trees.providers(Scope.providers(sorted(mentioned)))
             else:
                 rows = facts.every_provider = trees.providers(scope)
         else:
@@ -340,19 +340,18 @@ def _with_summaries(found, roots, whole, query, names, whole_trees, all_classes,
     a batch that read the whole database, whose rows are reused."""
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
     if whole_trees:
-        wanted = {roots[rp] for rp in in_allocations}
-        scope = Scope.trees(sorted(wanted))
-        keep = lambda row: row[3] in wanted
+        selected, by_column = {roots[rp] for rp in in_allocations}, 3   # root id
+        scope = Scope.trees(sorted(selected))
     else:
-        scope = Scope.providers(sorted(in_allocations))
-        keep = lambda row: row[0] in in_allocations
+        selected, by_column = in_allocations, 0   # provider id
+        scope = Scope.providers(sorted(selected))
     requested = {names.classes[n] for n in query.requested_class_names()}
     if whole is None:
         providers = trees.providers(scope)
         inventories = capacity.inventories(scope, rc_ids=None if all_classes else requested)
         traits = summaries.trait_names(scope) if with_traits else None
     else:
-        providers = [row for row in whole.every_provider if keep(row)]
+        providers = [row for row in whole.every_provider if row[by_column] in selected]
         shown = None   # None: every provider is shown
         if len(providers) < len(whole.every_provider):
             shown = {row[0] for row in providers}

@@ -1,5 +1,5 @@
 """Facts about the provider forest as a whole."""
-from candidates.sql import fetch, in_ids
+from candidates.sql import fetch
 
 
 def any_provider_has_parent():
@@ -26,20 +26,16 @@ def root_ids():
     return [row[0] for row in fetch("SELECT id FROM resource_providers WHERE parent_id IS NULL")]
 
 
-def providers(scope, ids=None):
+def providers(scope):
     """Rows (id, uuid, parent_id, root_id, tree_id, lft, rght) of the providers in
-    scope, or only of those ids (any scope) when ids is given, ordered by id.
+    scope, ordered by id.
 
         SELECT id, uuid, parent_id, root_id, tree_id, lft, rght
-        FROM resource_providers rp WHERE <scope> | rp.id IN (...)
+        FROM resource_providers rp [WHERE <scope>] ORDER BY rp.id
     """
-    if ids is not None:
-        if not ids:
-            return []
-        where, params = in_ids("rp.id", sorted(ids))
-        where = " AND " + where
-    else:
-        where, params = scope.where("rp")
+    if scope.empty:
+        return []
+    where, params = scope.where("rp")
     return fetch(f"""
         SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id, rp.tree_id, rp.lft, rp.rght
         FROM resource_providers rp WHERE 1 = 1{where} ORDER BY rp.id

@@ -107,7 +107,8 @@ def test_trees_and_summaries():
     assert [row[:4] for row in trees.providers(Scope.trees([r1.id]))] == [
         (r1.id, r1.uuid, None, r1.id), (c1.id, c1.uuid, r1.id, r1.id)]
     assert [row[0] for row in trees.providers(Scope.everything())] == [r1.id, c1.id, r2.id]
-    assert [row[0] for row in trees.providers(Scope.everything(), ids={r2.id})] == [r2.id]
+    assert [row[0] for row in trees.providers(Scope.providers([r2.id]))] == [r2.id]
+    assert trees.providers(Scope.providers([])) == []
 
 
 def _count_queries(api, query):
