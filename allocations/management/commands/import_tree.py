@@ -1,8 +1,8 @@
 """manage.py import_tree: create provider trees from a JSON tree document."""
 from django.core.management.base import BaseCommand, CommandError
 
-from providers.management.commands._progress import Progress
-from providers.management.commands._trees import TreeError, import_document, load_document
+from allocations.management.commands._progress import Progress
+from allocations.management.commands._trees import TreeError, import_document, load_document
 
 
 class Command(BaseCommand):

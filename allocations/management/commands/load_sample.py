@@ -1,8 +1,8 @@
 """manage.py load_sample: load example provider topologies through the API."""
 from django.core.management.base import BaseCommand, CommandError
 
-from providers.management.commands._progress import Progress
-from providers.management.commands._trees import TreeError, import_document
+from allocations.management.commands._progress import Progress
+from allocations.management.commands._trees import TreeError, import_document
 from providers.models import ResourceProvider
 from providers.samples import SAMPLES, sample_document
 
