@@ -4,7 +4,7 @@ provider_list() follows the lazy evaluation order of GET /resource_providers
 (resource-providers.md "Order of evaluation"): names are resolved step by
 step and an empty result short-circuits before later names are validated.
 """
-from django.db.models import F
+from django.db.models import OuterRef, Subquery
 
 from placement_site.api.exceptions import BadRequest
 from providers import exceptions, querysets
@@ -16,8 +16,14 @@ ROW_FIELDS = ("id", "uuid", "name", "generation", "parent_uuid", "root_uuid",
               "created_at", "updated_at")
 
 
+def _uuid_of(field):
+    # A per-row index lookup, not a join: filtered lists (resources=...) get row
+    # estimates of one from PostgreSQL, which then nested-loops a join over the table.
+    return Subquery(ResourceProvider.objects.filter(pk=OuterRef(field)).values("uuid")[:1])
+
+
 def _rows(qs):
-    return list(qs.annotate(parent_uuid=F("parent__uuid"), root_uuid=F("root__uuid"))
+    return list(qs.annotate(parent_uuid=_uuid_of("parent_id"), root_uuid=_uuid_of("root_id"))
                 .order_by("id").values(*ROW_FIELDS))
 
 

@@ -73,19 +73,18 @@ class ProviderRepresentation:
     LINK_VERSIONS = {"aggregates": (1, 1), "traits": (1, 6), "allocations": (1, 11)}
 
     def __init__(self, viewset, version):
-        self.href = viewset.href
+        self.prefix = viewset.href("")   # looked up once, not per link of every provider
         self.version = version
         self.links = [(rel, suffix) for rel, suffix in self.LINKS
                       if version >= self.LINK_VERSIONS.get(rel, (1, 0))]
 
     def __call__(self, row):
-        base = f"/resource_providers/{row['uuid']}"
+        base = f"{self.prefix}/resource_providers/{row['uuid']}"
         body = {
             "uuid": row["uuid"],
             "name": row["name"],
             "generation": row["generation"],
-            "links": [{"rel": rel, "href": self.href(base + suffix)}
-                      for rel, suffix in self.links],
+            "links": [{"rel": rel, "href": base + suffix} for rel, suffix in self.links],
         }
         if self.version >= (1, 14):
             body["parent_provider_uuid"] = row["parent_uuid"]
