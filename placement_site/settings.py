@@ -129,7 +129,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["placement_site.api.renderers.FastJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "placement_site.api.negotiation.JSONOnlyNegotiation",
     "DEFAULT_VERSIONING_CLASS": "placement_site.api.microversion.PlacementVersioning",
