@@ -4,7 +4,7 @@ provider_list() follows the lazy evaluation order of GET /resource_providers
 (resource-providers.md "Order of evaluation"): names are resolved step by
 step and an empty result short-circuits before later names are validated.
 """
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 
 from placement_site.api.exceptions import BadRequest
 from providers import exceptions, querysets
@@ -17,14 +17,19 @@ ROW_FIELDS = ("id", "uuid", "name", "generation", "parent_uuid", "root_uuid",
 
 
 def _uuid_of(field):
-    # A per-row index lookup, not a join: filtered lists (resources=...) get row
-    # estimates of one from PostgreSQL, which then nested-loops a join over the table.
     return Subquery(ResourceProvider.objects.filter(pk=OuterRef(field)).values("uuid")[:1])
 
 
-def _rows(qs):
-    return list(qs.annotate(parent_uuid=_uuid_of("parent_id"), root_uuid=_uuid_of("root_id"))
-                .order_by("id").values(*ROW_FIELDS))
+def _rows(qs, narrowed=False):
+    """Representation rows of `qs`. narrowed: qs is filtered by trait, aggregate or
+    capacity subqueries, whose row counts PostgreSQL underestimates (often as one);
+    the parent and root uuids are then looked up per row, because a join planned for
+    one row nested-loops over the whole table. Unfiltered, the joins are cheaper."""
+    if narrowed:
+        uuids = {"parent_uuid": _uuid_of("parent_id"), "root_uuid": _uuid_of("root_id")}
+    else:
+        uuids = {"parent_uuid": F("parent__uuid"), "root_uuid": F("root__uuid")}
+    return list(qs.annotate(**uuids).order_by("id").values(*ROW_FIELDS))
 
 
 def provider_get(uuid):
@@ -108,7 +113,9 @@ def provider_list(*, name=None, uuid=None, in_tree=None, required=None, member_o
                 raise BadRequest("Invalid resource class in resources parameter: "
                                  f"No such resource class {rc_name}.")
         qs = querysets.with_capacity(qs, {found[n]: amount for n, amount in resources.items()})
-    return _rows(qs)
+    narrowed = bool(positive or required.forbidden or member_of.any_of or member_of.forbidden
+                    or resources)
+    return _rows(qs, narrowed)
 
 
 def inventories_of(provider):

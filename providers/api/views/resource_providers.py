@@ -74,7 +74,7 @@ class ProviderRepresentation:
 
     def __init__(self, viewset, version):
         self.prefix = viewset.href("")   # looked up once, not per link of every provider
-        self.version = version
+        self.tree_fields = version >= (1, 14)
         self.links = [(rel, suffix) for rel, suffix in self.LINKS
                       if version >= self.LINK_VERSIONS.get(rel, (1, 0))]
 
@@ -86,7 +86,7 @@ class ProviderRepresentation:
             "generation": row["generation"],
             "links": [{"rel": rel, "href": base + suffix} for rel, suffix in self.links],
         }
-        if self.version >= (1, 14):
+        if self.tree_fields:
             body["parent_provider_uuid"] = row["parent_uuid"]
             body["root_provider_uuid"] = row["root_uuid"]
         return body
