@@ -172,3 +172,19 @@ def test_listing_many_providers_is_a_handful_of_queries(api, django_assert_max_n
     with django_assert_max_num_queries(8):
         resp = api.get(f"/resource_providers?member_of={AGG_A}&resources=VCPU:1"
                        "&required=HW_CPU_X86_AVX")
+
+
+@pytest.mark.parametrize("query", ["", "?resources=VCPU:1", "?required=HW_CPU_X86_AVX",
+                                   "?member_of=" + AGG_B, "?in_tree=placeholder"])
+def test_tree_uuids_in_filtered_and_unfiltered_lists(api, world, query):
+    query = query.replace("placeholder", world["root"].uuid)
+    resp = api.get(f"/resource_providers{query}")
+    assert resp.status_code == 200, resp.content
+    listed = {rp["name"]: rp for rp in resp.json()["resource_providers"]}
+    child = listed["child"]
+    assert child["parent_provider_uuid"] == world["root"].uuid
+    assert child["root_provider_uuid"] == world["root"].uuid
+    for rp in listed.values():
+        if rp["name"] != "child":
+            assert rp["parent_provider_uuid"] is None
+            assert rp["root_provider_uuid"] == rp["uuid"]
