@@ -98,11 +98,12 @@ class PlacementViewSet(viewsets.ViewSet):
     def json_body(request, schema=None):
         """Decode the JSON body and validate it against `schema` (400 on failure)."""
         try:
-            data = json.loads(request.body.decode("utf-8"))
+            data = json.loads(request.body.decode("utf-8"), parse_constant=_not_json)
         except (ValueError, UnicodeDecodeError) as exc:
             raise BadRequest(f"Malformed JSON: {exc}")
-        if _contains_nul(data):
-            raise BadRequest("JSON does not validate: NUL characters are not allowed")
+        problem = _text_problem(data)
+        if problem:
+            raise BadRequest(f"JSON does not validate: {problem}")
         if schema is not None:
             validate(data, schema, "JSON does not validate: ")
         return data
@@ -145,15 +146,37 @@ class PlacementViewSet(viewsets.ViewSet):
         return response
 
 
-def _contains_nul(value):
-    """True if any string (key or value) in a decoded JSON document holds a NUL."""
+def _not_json(constant):
+    """json.loads hook: NaN and (-)Infinity are not JSON; no field can hold them."""
+    raise ValueError(f"{constant} is not a valid JSON value")
+
+
+def _text_problem(value):
+    """Why a string (key or value) of a decoded JSON document cannot be stored, or None.
+
+    The databases refuse NUL characters and unpaired surrogates (a lone "\\ud800"
+    escape decodes to a str that cannot be encoded as UTF-8).
+    """
     if isinstance(value, str):
-        return "\x00" in value
+        if "\x00" in value:
+            return "NUL characters are not allowed"
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return "unpaired surrogate characters are not allowed"
+        return None
     if isinstance(value, dict):
-        return any(_contains_nul(k) or _contains_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_contains_nul(v) for v in value)
-    return False
+        items = value.items()
+    elif isinstance(value, list):
+        items = ((None, v) for v in value)
+    else:
+        return None
+    for key, item in items:
+        problem = _text_problem(key) or _text_problem(item)
+        if problem:
+            return problem
+    return None
 
 
 _FORMAT_CHECKER = jsonschema.FormatChecker()

@@ -98,6 +98,16 @@ def test_put_collection_unknown_class(api, rp):
     assert gen(rp) == 0 and not Inventory.objects.exists()
 
 
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_number_constants_are_refused(api, rp, constant):
+    raw = f'{{"resource_class": "VCPU", "total": 8, "allocation_ratio": {constant}}}'
+    resp = api.post(url(rp), raw=raw)
+    assert resp.status_code == 400
+    assert "Malformed JSON" in error_detail(resp)
+    assert not Inventory.objects.exists()
+
+
 @pytest.mark.parametrize("version,reserved,status", [
     ("1.25", 9, 200), ("1.25", 10, 400), ("1.26", 10, 200), ("1.26", 11, 400)])
 def test_capacity_validation_by_version(api, rp, version, reserved, status):

@@ -71,6 +71,14 @@ def test_create_bad_body(api, body, message):
     assert message in error_detail(resp)
 
 
+@pytest.mark.parametrize("raw", ['{"name": "a\\ud800b"}', '{"name": "a", "\\udfff": 1}'])
+def test_unpaired_surrogate_is_refused_not_500(api, raw):
+    resp = api.post("/resource_providers", raw=raw)
+    assert resp.status_code == 400
+    assert "unpaired surrogate characters are not allowed" in error_detail(resp)
+    assert not ResourceProvider.objects.exists()
+
+
 def test_create_parent_not_accepted_before_1_14(api):
     parent = create(api, "p").json()["uuid"]
     resp = api.post("/resource_providers", {"name": "c", "parent_provider_uuid": parent},
