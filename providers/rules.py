@@ -4,7 +4,11 @@ Used by providers.services.inventories, and reusable by the admin
 (Model.clean / forms) and by allocation checks. See inventories.md and the
 README "Domain overview".
 """
+import re
+
 MAX_INT = 2147483647
+# Every resource class name has this form (searched, as JSON Schema patterns are).
+CLASS_NAME_PATTERN = re.compile(r"^[A-Z0-9_]+$")
 
 INVENTORY_FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio")
 INTEGER_FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size")

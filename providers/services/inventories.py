@@ -80,13 +80,16 @@ def write_inventories(*, provider, inventories, generation=None, remove_missing=
     """
     if generation is not None and generation != provider.generation:
         raise exceptions.ProviderGenerationConflict(GENERATION_CONFLICT)
-    records = {name: rules.with_defaults(record) for name, record in inventories.items()}
+    # Body schemas validate records only under keys of the class-name form. No class
+    # has another name, so such a key fails below as unknown, its record unread.
+    records = {name: rules.with_defaults(record) for name, record in inventories.items()
+               if rules.CLASS_NAME_PATTERN.search(name)}
     if capacity_rule is not None:
         for name, record in records.items():
             message = rules.inventory_capacity_error(name, provider.uuid, record, capacity_rule)
             if message:
                 raise BadRequest(error_prefix + message)
-    class_ids, missing = _resolve_classes(list(records))
+    class_ids, missing = _resolve_classes(list(inventories))
     if missing is not None:
         raise UnknownResourceClass(missing, f"{error_prefix}No such resource class {missing}.")
 

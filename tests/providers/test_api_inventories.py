@@ -98,6 +98,14 @@ def test_put_collection_unknown_class(api, rp):
     assert gen(rp) == 0 and not Inventory.objects.exists()
 
 
+@pytest.mark.parametrize("record", [{}, {"total": "x"}, 5, None, ["total"]])
+def test_put_collection_unvalidated_key_is_an_unknown_class(api, rp, record):
+    # The schema checks records only under ^[A-Z0-9_]+$ keys; others fail as unknown classes.
+    resp = put_all(api, rp, {"VCPU": {"total": 1}, "vcpu": record})
+    assert resp.status_code == 400
+    assert "No such resource class vcpu." in error_detail(resp)
+    assert gen(rp) == 0 and not Inventory.objects.exists()
+
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_non_json_number_constants_are_refused(api, rp, constant):
