@@ -48,7 +48,7 @@ def provider_bump_generation(provider, expected=None, detail=None):
                .update(generation=F("generation") + 1, updated_at=timezone.now()))
     if changed != 1:
         raise exceptions.ProviderGenerationConflict(detail)
-    provider.generation = expected + 1
+    provider.generation = int(expected) + 1  # a JSON 5.0 passes the integer schema
     return provider.generation
 
 

@@ -107,6 +107,12 @@ def test_put_collection_unvalidated_key_is_an_unknown_class(api, rp, record):
     assert gen(rp) == 0 and not Inventory.objects.exists()
 
 
+def test_generation_sent_as_float_is_answered_as_integer(api, rp):
+    resp = put_all(api, rp, {"VCPU": {"total": 1}}, generation=0.0)
+    assert resp.status_code == 200
+    assert resp.content.startswith(b'{"resource_provider_generation":1,')
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_non_json_number_constants_are_refused(api, rp, constant):
     raw = f'{{"resource_class": "VCPU", "total": 8, "allocation_ratio": {constant}}}'
