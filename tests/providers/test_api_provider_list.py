@@ -153,6 +153,33 @@ def test_lazy_evaluation_quirk(api, world):
     assert "No such resource class NOPE" in bad(api, f"?member_of={AGG_A}&resources=NOPE:1")
 
 
+def test_evaluation_order(api, world):
+    missing = uuidlib.uuid4()
+    # syntax: member_of, then required, then resources
+    assert "Got: x" in bad(api, "?resources=&required=A,,&member_of=x")
+    assert "Got an empty trait in: A,," in bad(api, "?resources=&required=A,,")
+    # names: in_tree, required (short-circuits), forbidden, member_of (short-circuits)
+    assert names(api, f"?required=CUSTOM_NOPE&in_tree={missing}") == []
+    assert names(api, "?required=HW_CPU_X86_MMX,!CUSTOM_NOPE") == []
+    assert names(api, "?required=in:HW_CPU_X86_MMX,HW_CPU_X86_3DNOW&resources=NOPE:1") == []
+    assert "No such trait(s): CUSTOM_NOPE." in bad(
+        api, f"?required=HW_CPU_X86_AVX,!CUSTOM_NOPE&member_of={AGG_C}")
+    assert "No such trait(s): CUSTOM_NOPE." in bad(api, f"?required=CUSTOM_NOPE&member_of={AGG_C}")
+    # forbidden aggregates and name/uuid never short-circuit
+    assert "No such resource class NOPE" in bad(api, f"?member_of=!{AGG_A}&resources=NOPE:1")
+    assert "No such resource class NOPE" in bad(api, "?name=nobody&resources=NOPE:1")
+
+
+def test_last_occurrence_of_non_repeatable_parameters(api, world):
+    assert names(api, "?name=root&name=child") == ["child"]
+    assert names(api, "?resources=VCPU:8&resources=VCPU:3") == ["root"]
+    assert "Got: empty string." in bad(api, "?resources=VCPU:1&resources=")
+    assert names(api, f"?in_tree={uuidlib.uuid4()}&in_tree={world['other'].uuid}") == ["other"]
+    # below 1.39 only the last `required` counts, so an earlier bad one is never parsed
+    assert names(api, "?required=&required=HW_CPU_X86_SSE", "1.38") == ["child", "other"]
+    assert "Got an empty trait in: " in bad(api, "?required=&required=HW_CPU_X86_SSE")
+
+
 def test_all_filters_together(api, world):
     query = (f"?in_tree={world['root'].uuid}&member_of={AGG_B}&resources=VCPU:1"
              "&required=HW_CPU_X86_SSE&name=child")
