@@ -280,6 +280,35 @@ def test_root_may_get_a_parent_from_1_14(api, tree):
     assert_tree_integrity()
 
 
+def test_root_with_children_moves_its_whole_tree(api, tree):
+    qc = create(api, "qc", parent_provider_uuid=tree["q"]).json()["uuid"]
+    resp = put_parent(api, tree["q"], tree["p"], "1.14")
+    assert resp.status_code == 200
+    assert show(api, qc)["root_provider_uuid"] == tree["root"]
+    rows = api.get(f"/resource_providers?in_tree={qc}").json()["resource_providers"]
+    assert sorted(r["name"] for r in rows) == ["p", "q", "qc", "root", "x", "xc"]
+    assert_tree_integrity()
+
+
+def test_move_within_the_same_tree_and_back(api, tree):
+    assert put_parent(api, tree["xc"], tree["root"]).status_code == 200
+    assert show(api, tree["xc"])["parent_provider_uuid"] == tree["root"]
+    assert show(api, tree["xc"])["root_provider_uuid"] == tree["root"]
+    assert_tree_integrity()
+    assert put_parent(api, tree["xc"], tree["x"]).status_code == 200
+    assert api.delete(f"/resource_providers/{tree['x']}").status_code == 409
+    assert_tree_integrity()
+
+
+def test_failed_update_changes_nothing(api, tree):
+    resp = put_parent(api, tree["x"], tree["q"], name="q")  # duplicate name, after the move
+    assert resp.status_code == 409
+    body = show(api, tree["x"])
+    assert body["name"] == "x" and body["parent_provider_uuid"] == tree["p"]
+    assert show(api, tree["xc"])["root_provider_uuid"] == tree["root"]
+    assert_tree_integrity()
+
+
 @pytest.mark.parametrize("target", ["x", "xc"])
 def test_loop_refused(api, tree, target):
     resp = put_parent(api, tree["x"], tree[target], "1.37")
