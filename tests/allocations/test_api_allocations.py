@@ -548,3 +548,140 @@ def test_post_checks_all_generations_before_provider_existence(api, rp):
     assert f"Allocation for resource provider '{missing}' that does not exist." in \
         error_detail(resp)
     assert not Consumer.objects.exists()
+
+
+# --- audit additions: lifecycle, re-assignment, odd bodies ----------------------------
+
+
+def test_post_1_13_empty_allocations_for_new_consumer_leaves_no_consumer(api, rp):
+    consumer = new_uuid()
+    resp = api.post("/allocations", {consumer: {"allocations": {}, "project_id": "p",
+                                                "user_id": "u"}}, version="1.13")
+    assert resp.status_code == 204
+    assert not Consumer.objects.filter(uuid=consumer).exists()
+    # "a consumer exists iff it has allocations": null is accepted afterwards
+    assert api.post("/allocations", {consumer: body([(rp, {"VCPU": 1})])}).status_code == 204
+    assert api.get(f"/allocations/{consumer}").json()["consumer_generation"] == 1
+
+
+def test_post_1_13_clears_an_existing_consumer(api, rp):
+    consumer = new_uuid()
+    api.put(f"/allocations/{consumer}", body([(rp, {"VCPU": 2})]))
+    before = gen(rp)
+    resp = api.post("/allocations", {consumer: {"allocations": {}, "project_id": "p",
+                                                "user_id": "u"}}, version="1.13")
+    assert resp.status_code == 204
+    assert api.get(f"/allocations/{consumer}").json() == {"allocations": {}}
+    assert not Consumer.objects.filter(uuid=consumer).exists()
+    assert gen(rp) == before + 1
+
+
+def test_write_with_other_project_and_user_reassigns_consumer(api, rp):
+    consumer = new_uuid()
+    api.put(f"/allocations/{consumer}", body([(rp, {"VCPU": 2})], project="p1", user="u1"))
+    resp = api.put(f"/allocations/{consumer}",
+                   body([(rp, {"VCPU": 2})], generation=1, project="p2", user="u2"))
+    assert resp.status_code == 204
+    got = api.get(f"/allocations/{consumer}").json()
+    assert (got["project_id"], got["user_id"]) == ("p2", "u2")
+    assert api.get("/usages?project_id=p1").json() == {"usages": {}}
+    assert api.get("/usages?project_id=p2&user_id=u2", version="1.9").json() == {
+        "usages": {"VCPU": 2}}
+
+
+@pytest.mark.parametrize("allocations,fragment", [
+    ([], "[] should be non-empty"),
+    ([{"resource_provider": {"uuid": "not-a-uuid"}, "resources": {"VCPU": 1}}],
+     "is not a 'uuid'"),
+    ([{"resource_provider": {}, "resources": {"VCPU": 1}}], "'uuid' is a required property"),
+    ([{"resource_provider": {"uuid": 5}, "resources": {"VCPU": 1}}], "5 is not of type"),
+    ({"x": 1}, "is not of type 'array'"),
+])
+def test_put_list_format_schema_errors(api, rp, allocations, fragment):
+    resp = api.put(f"/allocations/{new_uuid()}", {"allocations": allocations}, version="1.7")
+    assert resp.status_code == 400
+    assert "JSON does not validate" in error_detail(resp)
+    assert fragment in error_detail(resp)
+
+
+def test_put_list_format_provider_uuid_is_looked_up_as_given(api, rp):
+    # uuid-like passes the schema, but the lookup is by exact string
+    undashed = rp.uuid.replace("-", "")
+    resp = api.put(f"/allocations/{new_uuid()}", {"allocations": [
+        {"resource_provider": {"uuid": undashed}, "resources": {"VCPU": 1}}]}, version="1.0")
+    assert resp.status_code == 400
+    assert f"Allocation for resource provider '{undashed}' that does not exist." in \
+        error_detail(resp)
+
+
+@pytest.mark.parametrize("raw", ["[]", '"x"', "5", "null", "{}"])
+def test_put_and_post_non_object_bodies(api, raw):
+    resp = api.put(f"/allocations/{new_uuid()}", raw=raw)
+    assert resp.status_code == 400
+    assert "JSON does not validate" in error_detail(resp)
+    resp = api.post("/allocations", raw=raw)
+    assert resp.status_code == 400
+    assert "JSON does not validate" in error_detail(resp)
+
+
+def test_integral_float_amount_is_an_integer(api, rp):
+    consumer = new_uuid()
+    assert api.put(f"/allocations/{consumer}", body([(rp, {"VCPU": 2.0})])).status_code == 204
+    resources = api.get(f"/allocations/{consumer}").json()["allocations"][rp.uuid]["resources"]
+    assert resources == {"VCPU": 2} and isinstance(resources["VCPU"], int)
+    resp = api.put(f"/allocations/{new_uuid()}", body([(rp, {"VCPU": 2.5})]))
+    assert resp.status_code == 400
+    assert "2.5 is not of type 'integer'" in error_detail(resp)
+
+
+@pytest.mark.parametrize("amount", [2 ** 31, 2 ** 70, 1e10])
+def test_huge_amount_is_a_constraint_conflict_not_an_error(api, rp, amount):
+    resp = api.put(f"/allocations/{new_uuid()}", body([(rp, {"VCPU": amount})]))
+    assert resp.status_code == 409
+    assert "would violate inventory constraints" in error_detail(resp)
+    assert not Allocation.objects.exists()
+
+
+def test_huge_consumer_generation_is_a_conflict(api, rp):
+    resp = api.put(f"/allocations/{new_uuid()}", body([(rp, {"VCPU": 1})], generation=2 ** 70))
+    assert resp.status_code == 409
+    assert f"expected null but got {2 ** 70}" in error_detail(resp)
+    resp = api.put(f"/allocations/{new_uuid()}", body([(rp, {"VCPU": 1})], generation=1.5))
+    assert resp.status_code == 400
+    assert "JSON does not validate" in error_detail(resp)
+
+
+def test_post_mappings_and_consumer_type_per_microversion(api, rp):
+    data = body([(rp, {"VCPU": 1})], mappings={"_A": [rp.uuid]})
+    assert api.post("/allocations", {new_uuid(): data}).status_code == 204
+    del data["consumer_type"]
+    resp = api.post("/allocations", {new_uuid(): data})
+    assert resp.status_code == 400
+    assert "'consumer_type' is a required property" in error_detail(resp)
+    assert api.post("/allocations", {new_uuid(): data}, version="1.34").status_code == 204
+    resp = api.post("/allocations", {new_uuid(): data}, version="1.33")
+    assert resp.status_code == 400
+    assert "'mappings' was unexpected" in error_detail(resp)
+    resp = api.post("/allocations", {new_uuid(): body([(rp, {"VCPU": 1})], mappings={})})
+    assert resp.status_code == 400
+    assert "should be non-empty" in error_detail(resp)
+
+
+def test_get_and_delete_look_up_the_consumer_uuid_as_given(api, rp):
+    consumer = new_uuid()
+    api.put(f"/allocations/{consumer}", body([(rp, {"VCPU": 1})]))
+    assert api.get(f"/allocations/{consumer.upper()}").json() == {"allocations": {}}
+    resp = api.delete(f"/allocations/{consumer.upper()}")
+    assert resp.status_code == 404
+    assert f"No allocations for consumer '{consumer.upper()}'" in error_detail(resp)
+    assert api.get(f"/allocations/{consumer}").json()["allocations"]
+
+
+def test_write_responses_have_no_cache_headers(api, rp):
+    consumer = new_uuid()
+    for resp in (api.put(f"/allocations/{consumer}", body([(rp, {"VCPU": 1})])),
+                 api.post("/allocations", {new_uuid(): body([(rp, {"VCPU": 1})])}),
+                 api.delete(f"/allocations/{consumer}")):
+        assert resp.status_code == 204
+        assert "Last-Modified" not in resp and "Cache-Control" not in resp
+        assert resp.content == b""

@@ -135,3 +135,43 @@ def test_usages_policy_targets_queried_project(make_api, world):
     assert reader.get("/usages?project_id=p1",
                       headers={"X-Roles": "member"}).status_code == 403
     assert make_api().get("/usages").status_code == 400
+
+
+def test_usages_all_and_unknown_in_capitals_are_ordinary_type_names(api, world):
+    upper = make_consumer(project="p1", user="u1", consumer_type="UNKNOWN")
+    allocate(upper, world["cn"], VCPU=1)
+    assert api.get("/usages?project_id=p1&consumer_type=UNKNOWN").json() == {"usages": {
+        "UNKNOWN": {"consumer_count": 1, "VCPU": 1}}}
+    assert api.get("/usages?project_id=p1&consumer_type=ALL").json() == {"usages": {}}
+    grouped = api.get("/usages?project_id=p1").json()["usages"]
+    assert grouped["unknown"] == {"consumer_count": 1, "DISK_GB": 7}
+    assert grouped["UNKNOWN"] == {"consumer_count": 1, "VCPU": 1}
+
+
+def test_usages_accept_is_checked_before_policy_and_version_first(make_api, world):
+    resp = make_api(token="user").get("/usages?project_id=p1",
+                                      headers={"Accept": "text/plain"})
+    assert resp.status_code == 406
+    resp = make_api(token="user").get("/usages?project_id=p1", version="1.8",
+                                      headers={"Accept": "text/plain"})
+    assert resp.status_code == 404
+
+
+def test_usages_repeated_parameter_uses_last_value(api, world):
+    assert api.get("/usages?project_id=p2&project_id=p1", version="1.9").json() == {
+        "usages": {"VCPU": 7, "MEMORY_MB": 512, "DISK_GB": 17}}
+    resp = api.get("/usages?project_id=p1&project_id=", version="1.9")
+    assert resp.status_code == 400
+
+
+def test_provider_allocations_headers_and_checks(api, world):
+    path = f"/resource_providers/{world['cn'].uuid}/allocations"
+    resp = api.get(path)
+    assert resp["Cache-Control"] == "no-cache" and resp["Last-Modified"].endswith("GMT")
+    old = api.get(path, version="1.14")
+    assert "Cache-Control" not in old and "Last-Modified" not in old
+    assert old.json()["resource_provider_generation"] == 0
+    assert api.get(path, headers={"Accept": "text/plain"}).status_code == 406
+    assert api.get(path, token="user").status_code == 403
+    resp = api.put(path, {})
+    assert resp.status_code == 405 and resp["Allow"] == "GET"

@@ -399,3 +399,68 @@ def test_allocations_may_use_the_interim_inventory_only(api):
     assert resp.status_code == 409
     assert error_code(resp) == "placement.inventory.inuse"
     assert snapshot() == before
+
+
+# --- order of the checks ------------------------------------------------------------------
+
+def test_inventory_providers_are_checked_in_body_order(api):
+    cn = make_provider("cn1", inventory={"VCPU": 8})
+    missing = type("P", (), {"uuid": new_uuid()})()
+    stale_first = {**inv(cn, {}, gen=3), **inv(missing, {}, gen=0)}
+    resp = api.post("/reshaper", {"inventories": stale_first, "allocations": {}})
+    assert resp.status_code == 409
+    assert "resource provider generation conflict" in error_detail(resp)
+    missing_first = {**inv(missing, {}, gen=0), **inv(cn, {}, gen=3)}
+    resp = api.post("/reshaper", {"inventories": missing_first, "allocations": {}})
+    assert resp.status_code == 400
+    assert error_code(resp) == "placement.resource_provider.not_found"
+
+
+def test_provider_generation_before_consumer_generation_before_allocation_providers(api):
+    cn = make_provider("cn1", inventory={"VCPU": 8})
+    missing = new_uuid()
+    stale_consumer = consumer_body({cn: {"VCPU": 1}}, 4)
+    stale_consumer["allocations"][missing] = {"resources": {"VCPU": 1}}
+    before = snapshot()
+    resp = api.post("/reshaper", {"inventories": inv(cn, {}, gen=9),
+                                  "allocations": {new_uuid(): stale_consumer}})
+    assert resp.status_code == 409
+    assert "resource provider generation conflict" in error_detail(resp)
+    resp = api.post("/reshaper", {"inventories": inv(cn, {"VCPU": {"total": 8}}),
+                                  "allocations": {new_uuid(): stale_consumer}})
+    assert resp.status_code == 409
+    assert "consumer generation conflict - expected null but got 4" in error_detail(resp)
+    stale_consumer["consumer_generation"] = None
+    resp = api.post("/reshaper", {"inventories": inv(cn, {"VCPU": {"total": 8}}),
+                                  "allocations": {new_uuid(): stale_consumer}})
+    assert resp.status_code == 400
+    assert f"Allocation for resource provider '{missing}' that does not exist." in \
+        error_detail(resp)
+    assert snapshot() == before
+
+
+def test_success_at_1_30_has_no_body_and_no_cache_headers(api):
+    cn = make_provider("cn1", inventory={"VCPU": 8})
+    consumer = new_uuid()
+    resp = api.post("/reshaper", {
+        "inventories": inv(cn, {"VCPU": {"total": 8}}),
+        "allocations": {consumer: consumer_body({cn: {"VCPU": 2}}, None, consumer_type=None)},
+    }, version="1.30")
+    assert resp.status_code == 204, resp.content
+    assert resp.content == b""
+    assert "Last-Modified" not in resp and "Cache-Control" not in resp
+    assert allocations_of(consumer) == {(cn.uuid, "VCPU"): 2}
+    assert Consumer.objects.get(uuid=consumer).generation == 1
+
+
+@pytest.mark.parametrize("records", [
+    {"vcpu": "not-an-object"}, {"vcpu": None}, {"vcpu": {"total": "x"}},
+])
+def test_inventory_keys_outside_the_pattern_are_unknown_classes(api, records):
+    # Such keys escape the schema (patternProperties); they fail as unknown classes.
+    cn = make_provider("cn1", inventory={"VCPU": 8})
+    before = snapshot()
+    resp = api.post("/reshaper", {"inventories": inv(cn, records), "allocations": {}})
+    assert resp.status_code == 400
+    assert "malformed reshaper data: No such resource class vcpu." in error_detail(resp)
+    assert snapshot() == before
