@@ -109,10 +109,14 @@ def _compile(group, names):
             return None
         clauses.append(ids)
     in_tree_root = None
-    if group.in_tree and not group.resourceless:
+    if group.in_tree:
+        # a missing in_tree provider empties the answer even for a resourceless group,
+        # which otherwise ignores in_tree (§3.6, Quirk Q5)
         in_tree_root = names.providers.get(group.in_tree)
         if in_tree_root is None:
             return None
+        if group.resourceless:
+            in_tree_root = None
     traits = names.traits
     return candidate_set.Group(
         suffix=group.suffix,

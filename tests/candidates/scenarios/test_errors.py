@@ -158,3 +158,16 @@ class TestLazyNameResolution:
                            "&in_tree1=00000000-0000-0000-0000-00000000dead"
                            "&resources2=NOPE:1&group_policy=none")
         assert response.status_code == 200
+
+    def test_missing_in_tree_of_resourceless_group_hides_unknown_class(self, api, db):
+        make_provider("cn", inventory={"VCPU": 8}, traits=["CUSTOM_HERE"])
+        query = ("resources1=VCPU:1&required2=CUSTOM_HERE"
+                 "&in_tree2=00000000-0000-0000-0000-00000000dead&resources3=NOPE:1"
+                 "&same_subtree=1,2&group_policy=none")
+        response = api.get(f"/allocation_candidates?{query}")
+        assert response.status_code == 200
+        assert response.json()["allocation_requests"] == []
+        without_in_tree = query.replace("&in_tree2=00000000-0000-0000-0000-00000000dead", "")
+        response = api.get(f"/allocation_candidates?{without_in_tree}")
+        assert response.status_code == 400
+        assert "No such resource class NOPE." in error_detail(response)

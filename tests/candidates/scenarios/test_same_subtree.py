@@ -150,3 +150,44 @@ def test_two_same_subtree_occurrences_are_independent(api, ports):
              "&required_NIC=CUSTOM_HW_NIC_ROOT&same_subtree=_NIC,_COMPUTE"
              "&same_subtree=_NIC,_PORT1&group_policy=none")
     assert get_candidates(api, query) == ["CN(VCPU:1)+PF1(CUSTOM_VF:1)"]
+
+
+NUMA_ACCEL = ("required_NUMA=HW_NUMA_ROOT&resources_ACCEL=FPGA:1&required_ACCEL=CUSTOM_TYPE2"
+              "&same_subtree=_NUMA,_ACCEL&group_policy=none")
+
+
+def test_resourceless_group_ignores_existing_in_tree(api, numa):
+    """Q5: in_tree_NUMA names another tree, yet NUMA1 still serves the group."""
+    other = make_provider("OTHER_CN", inventory={"FPGA": 1})
+    got = get_candidates(api, f"{NUMA_ACCEL}&in_tree_NUMA={other.uuid}", mappings=True)
+    assert got == ["FPGA1_1(FPGA:1) maps _ACCEL:[FPGA1_1],_NUMA:[NUMA1]"]
+
+
+def test_resourceless_group_with_missing_in_tree_is_empty(api, numa):
+    """§3.6: a missing in_tree provider empties the answer, in a resourceless group too."""
+    response = api.get(f"/allocation_candidates?{NUMA_ACCEL}"
+                       "&in_tree_NUMA=00000000-0000-0000-0000-00000000dead")
+    assert response.status_code == 200
+    assert response.json() == {"allocation_requests": [], "provider_summaries": {}}
+
+
+@pytest.mark.parametrize("only", ["required_NUMA=!CUSTOM_TYPE1",
+                                  "member_of_NUMA=!a0000000-0000-0000-0000-00000000000a",
+                                  "in_tree_NUMA={cn}"])
+def test_resourceless_group_without_positive_filter_matches_nothing(api, numa, only):
+    """Q5: only forbidden traits, forbidden aggregates or in_tree select no provider."""
+    from providers.models import ResourceProvider
+    only = only.format(cn=ResourceProvider.objects.get(name="CN").uuid)
+    query = f"resources_ACCEL=FPGA:1&{only}&same_subtree=_NUMA,_ACCEL&group_policy=none"
+    assert get_candidates(api, query) == []
+    assert len(get_candidates(api, query.replace(only, "required_NUMA=HW_NUMA_ROOT"))) == 3
+
+
+def test_resourceless_group_by_member_of_only(api, numa):
+    agg = "a0000000-0000-0000-0000-00000000000a"
+    from providers.models import Aggregate, ProviderAggregate, ResourceProvider
+    ProviderAggregate.objects.create(provider=ResourceProvider.objects.get(name="NUMA0"),
+                                     aggregate=Aggregate.objects.create(uuid=agg))
+    got = get_candidates(api, f"resources_ACCEL=FPGA:1&member_of_NUMA={agg}"
+                              "&same_subtree=_NUMA,_ACCEL&group_policy=none", mappings=True)
+    assert got == ["FPGA0_0(FPGA:1) maps _ACCEL:[FPGA0_0],_NUMA:[NUMA0]"]
