@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Sum
 
-from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer
+from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation
 from providers.models import Inventory, ResourceProvider
 
 
@@ -21,14 +21,15 @@ class ConsumerAllocationsView:
 
 def consumer_allocations_get(*, consumer_uuid):
     """Allocations of the consumer with exactly this uuid string (no normalization)."""
+    # One statement, so a concurrent DELETE cannot leave rows without their consumer.
     rows = list(Allocation.objects.filter(consumer__uuid=consumer_uuid)
                 .values("provider__uuid", "provider__generation", "resource_class__name",
-                        "used", "created_at"))
+                        "used", "created_at", "consumer__generation",
+                        "consumer__project__external_id", "consumer__user__external_id",
+                        "consumer__consumer_type__name"))
     if not rows:
         return ConsumerAllocationsView(allocations={})
-    consumer = (Consumer.objects.filter(uuid=consumer_uuid)
-                .values("generation", "project__external_id", "user__external_id",
-                        "consumer_type__name").first())
+    consumer = rows[0]
     allocations = {}
     for row in rows:
         entry = allocations.setdefault(
@@ -36,10 +37,10 @@ def consumer_allocations_get(*, consumer_uuid):
         entry["resources"][row["resource_class__name"]] = row["used"]
     return ConsumerAllocationsView(
         allocations=allocations,
-        project_id=consumer["project__external_id"],
-        user_id=consumer["user__external_id"],
-        generation=consumer["generation"],
-        consumer_type=consumer["consumer_type__name"] or UNKNOWN_CONSUMER_TYPE,
+        project_id=consumer["consumer__project__external_id"],
+        user_id=consumer["consumer__user__external_id"],
+        generation=consumer["consumer__generation"],
+        consumer_type=consumer["consumer__consumer_type__name"] or UNKNOWN_CONSUMER_TYPE,
         last_modified=max(row["created_at"] for row in rows),
     )
 

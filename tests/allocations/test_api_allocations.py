@@ -685,3 +685,13 @@ def test_write_responses_have_no_cache_headers(api, rp):
         assert resp.status_code == 204
         assert "Last-Modified" not in resp and "Cache-Control" not in resp
         assert resp.content == b""
+
+
+def test_get_reads_allocations_and_consumer_in_one_statement(api, rp, rp2,
+                                                             django_assert_num_queries):
+    # A consumer deleted between two reads would otherwise leave rows without a consumer.
+    consumer = new_uuid()
+    api.put(f"/allocations/{consumer}", body([(rp, {"VCPU": 1}), (rp2, {"DISK_GB": 5})]))
+    with django_assert_num_queries(1):
+        resp = api.get(f"/allocations/{consumer}")
+    assert resp.json()["consumer_generation"] == 1
