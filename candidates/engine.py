@@ -64,10 +64,14 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
         return Result()
 
     limit = query.limit
+    drop_same_tree = not query.nested_aware and trees.any_provider_has_parent()
     cap = max_candidates if max_candidates is not None and max_candidates >= 0 else None
-    if not randomize and limit is not None:
+    # Below 1.29 with trees in the database, the summaries of a limited answer also show
+    # providers of the candidates left out (§4.7), so every candidate is generated.
+    if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
-    found, roots, whole = _generate(query, groups, names, cap)
+    found, roots, whole = _generate(query, groups, names, cap, drop_same_tree)
+    generated = found
     if randomize:
         if limit is not None and limit < len(found):
             found = random.sample(found, limit)
@@ -77,7 +81,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
         found = found[:limit]
     if not found:
         return Result()
-    return _with_summaries(found, roots, whole, query, names, whole_trees,
+    return _with_summaries(found, generated, roots, whole, query, names, whole_trees,
                            all_classes, with_traits)
 
 
@@ -194,13 +198,13 @@ def _sharing_providers(names):
     return trait_sql.providers_with_trait(names.sharing_trait_id)
 
 
-def _generate(query, groups, names, cap):
+def _generate(query, groups, names, cap, drop_same_tree):
     """Distinct candidates in anchor order, at most `cap` (None: all); rp -> root; and
-    the Facts of the batch when one batch read the whole database (else None)."""
+    the Facts of the batch when one batch read the whole database (else None).
+    drop_same_tree: below 1.29, drop candidates using two providers of one tree."""
     sharing = _sharing_providers(names)
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
-    drop_same_tree = not query.nested_aware and trees.any_provider_has_parent()
     found, seen, roots = [], set(), {}
     whole = None
     for scope in _scopes(cap, unsuffixed_tree):
@@ -337,16 +341,21 @@ def _add_rows(target, rows):
 # --- summaries --------------------------------------------------------------------------
 
 
-def _with_summaries(found, roots, whole, query, names, whole_trees, all_classes,
+def _with_summaries(found, generated, roots, whole, query, names, whole_trees, all_classes,
                     with_traits):
-    """Load what provider_summaries show for the providers of `found`: every provider
-    of their trees (whole_trees) or only those in allocations. `whole`: the Facts of
-    a batch that read the whole database, whose rows are reused."""
+    """Load what provider_summaries show for the providers of `found` (the candidates
+    kept out of `generated`): every provider of their trees (whole_trees), else the
+    providers in allocations of `generated` within the trees of `found` (§4.6, §4.7).
+    `whole`: the Facts of a batch that read the whole database, whose rows are reused."""
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
     if whole_trees:
         selected, by_column = {roots[rp] for rp in in_allocations}, 3   # root id
         scope = Scope.trees(sorted(selected))
     else:
+        if len(generated) > len(found):
+            kept_roots = {roots[rp] for rp in in_allocations}
+            in_allocations = {rp for allocations, _ in generated for (rp, _), _ in allocations
+                              if roots[rp] in kept_roots}
         selected, by_column = in_allocations, 0   # provider id
         scope = Scope.providers(sorted(selected))
     requested = {names.classes[n] for n in query.requested_class_names()}

@@ -1,7 +1,7 @@
 """§5 response shapes per microversion, limit, randomisation, headers."""
 import pytest
 
-from tests.candidates.helpers import describe, get_candidates
+from tests.candidates.helpers import describe, get_candidates, summary_names
 from tests.factories import allocate, make_consumer, make_provider
 
 U = {
@@ -198,3 +198,33 @@ def test_pre_1_29_keeps_sharing_from_other_tree(api, db):
                   traits=["MISC_SHARES_VIA_AGGREGATE"])
     assert get_candidates(api, "resources=VCPU:1,DISK_GB:10", version="1.28") == [
         "CN(VCPU:1)+SS(DISK_GB:10)", "SS(DISK_GB:10)+child(VCPU:1)"]
+
+
+@pytest.fixture
+def tree_and_host(db):
+    cn = make_provider("CN", inventory={"VCPU": 4}, traits=["CUSTOM_ROOT"])
+    make_provider("N0", parent=cn, inventory={"VCPU": 4, "MEMORY_MB": 64})
+    make_provider("N1", parent=cn, inventory={"VCPU": 4})
+    make_provider("NOVCPU", parent=cn, inventory={"MEMORY_MB": 64})
+    make_provider("CN2", inventory={"VCPU": 4})
+
+
+@pytest.mark.parametrize("randomize", [False, True])
+def test_limit_before_1_29_keeps_summaries_of_candidates_in_kept_trees(
+        api, tree_and_host, settings, randomize):
+    """§4.7: below 1.29 the limited summaries are the providers in allocations of any
+    candidate whose root is the root of a kept candidate's provider."""
+    settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = randomize
+    assert get_candidates(api, "resources=VCPU:1", version="1.28") == [
+        "CN(VCPU:1)", "CN2(VCPU:1)", "N0(VCPU:1)", "N1(VCPU:1)"]
+    for limit in (1, 2, 3) * (4 if randomize else 1):
+        body = api.get(f"/allocation_candidates?resources=VCPU:1&limit={limit}",
+                       version="1.17").json()
+        kept = describe(body)
+        assert len(kept) == limit
+        expected = set()
+        for candidate in kept:
+            expected |= {"CN2"} if candidate.startswith("CN2(") else {"CN", "N0", "N1"}
+        assert summary_names(body) == sorted(expected)
+        for summary in body["provider_summaries"].values():
+            assert list(summary["resources"]) == ["VCPU"]
