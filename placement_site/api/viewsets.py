@@ -99,9 +99,9 @@ class PlacementViewSet(viewsets.ViewSet):
         """Decode the JSON body and validate it against `schema` (400 on failure)."""
         try:
             data = json.loads(request.body.decode("utf-8"), parse_constant=_not_json)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise BadRequest(f"Malformed JSON: {exc}")
-        problem = _text_problem(data)
+        problem = _document_problem(data)
         if problem:
             raise BadRequest(f"JSON does not validate: {problem}")
         if schema is not None:
@@ -151,31 +151,35 @@ def _not_json(constant):
     raise ValueError(f"{constant} is not a valid JSON value")
 
 
-def _text_problem(value):
-    """Why a string (key or value) of a decoded JSON document cannot be stored, or None.
+# No Placement body nests more than a handful of levels; deeper documents would
+# exhaust the recursion of the schema validator and its error formatting.
+MAX_JSON_DEPTH = 32
 
-    The databases refuse NUL characters and unpaired surrogates (a lone "\\ud800"
-    escape decodes to a str that cannot be encoded as UTF-8).
+
+def _document_problem(data):
+    """Why a decoded JSON document cannot be processed, or None.
+
+    Refused: strings (keys or values) holding NUL characters or unpaired
+    surrogates (a lone "\\ud800" escape decodes to a str that cannot be encoded
+    as UTF-8), which the databases cannot store, and nesting deeper than
+    MAX_JSON_DEPTH.
     """
-    if isinstance(value, str):
-        if "\x00" in value:
-            return "NUL characters are not allowed"
-        if not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return "unpaired surrogate characters are not allowed"
-        return None
-    if isinstance(value, dict):
-        items = value.items()
-    elif isinstance(value, list):
-        items = ((None, v) for v in value)
-    else:
-        return None
-    for key, item in items:
-        problem = _text_problem(key) or _text_problem(item)
-        if problem:
-            return problem
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return "NUL characters are not allowed"
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "unpaired surrogate characters are not allowed"
+        elif isinstance(value, (dict, list)):
+            if depth == MAX_JSON_DEPTH:
+                return f"nested deeper than {MAX_JSON_DEPTH} levels"
+            children = [*value, *value.values()] if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
     return None
 
 

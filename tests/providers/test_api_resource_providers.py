@@ -79,6 +79,17 @@ def test_unpaired_surrogate_is_refused_not_500(api, raw):
     assert not ResourceProvider.objects.exists()
 
 
+@pytest.mark.parametrize("depth,message", [
+    (30, "is not of type 'string'"),
+    (40, "JSON does not validate: nested deeper than 32 levels"),
+    (100000, "Malformed JSON: maximum recursion depth exceeded"),
+])
+def test_deeply_nested_body_is_refused_not_500(api, depth, message):
+    resp = api.post("/resource_providers", raw='{"name": ' + "[" * depth + "]" * depth + "}")
+    assert resp.status_code == 400
+    assert message in error_detail(resp)
+
+
 def test_create_parent_not_accepted_before_1_14(api):
     parent = create(api, "p").json()["uuid"]
     resp = api.post("/resource_providers", {"name": "c", "parent_provider_uuid": parent},
