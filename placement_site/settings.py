@@ -91,6 +91,9 @@ MIDDLEWARE = [
 ROOT_URLCONF = "placement_site.urls"
 WSGI_APPLICATION = "placement_site.wsgi.application"
 APPEND_SLASH = False  # Placement: a trailing slash is a different (unknown) path.
+# Placement sets no limit on body size; Django's default (2.5 MB) turned a large
+# POST /allocations or PUT .../aggregates into a RequestDataTooBig 500.
+DATA_UPLOAD_MAX_MEMORY_SIZE = None
 
 TEMPLATES = [
     {

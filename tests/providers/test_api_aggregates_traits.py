@@ -1,4 +1,7 @@
 """/resource_providers/{uuid}/aggregates and /resource_providers/{uuid}/traits."""
+import json
+import uuid as uuidlib
+
 import pytest
 
 from providers.models import Aggregate, ProviderTrait, ResourceProvider
@@ -94,6 +97,14 @@ def test_aggregates_unknown_provider(api):
     assert api.get("/resource_providers/nope/aggregates", version="1.1").status_code == 404
     assert api.put("/resource_providers/nope/aggregates", ["x"], version="1.1"
                    ).status_code == 404
+
+
+def test_aggregates_body_larger_than_django_default_limit(api, rp):
+    aggregates = [str(uuidlib.uuid4()) for _ in range(3)]
+    raw = json.dumps({"aggregates": aggregates, "resource_provider_generation": 0})
+    resp = api.put(aggs(rp), raw=raw + " " * 3_000_000)
+    assert resp.status_code == 200, resp.content[:300]
+    assert sorted(api.get(aggs(rp)).json()["aggregates"]) == sorted(aggregates)
 
 
 # --- provider traits ------------------------------------------------------------------
