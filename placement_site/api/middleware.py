@@ -105,10 +105,10 @@ class PlacementAuthMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if not is_api_path(request.path):
+        if not is_api_path(request.path_info):
             return self.get_response(request)
         context = authenticate(request, settings.PLACEMENT_AUTH_STRATEGY)
-        if context is None and not is_root_path(request.path):
+        if context is None and not is_root_path(request.path_info):
             return HttpResponse(
                 json.dumps(self.UNAUTHORIZED_BODY), status=401,
                 content_type="application/json",
@@ -124,7 +124,7 @@ class MicroversionMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if not is_api_path(request.path):
+        if not is_api_path(request.path_info):
             return self.get_response(request)
         header = request.META.get("HTTP_OPENSTACK_API_VERSION", "")
         try:
@@ -156,7 +156,7 @@ class BodyFramingMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if not is_api_path(request.path):
+        if not is_api_path(request.path_info):
             return self.get_response(request)
         if "\x00" in request.path:
             return errors.error_response(request, 404, "")
@@ -178,7 +178,7 @@ class BodyFramingMiddleware:
 
     def process_exception(self, request, exc):
         """Last resort for the API: known errors in Placement form, else a JSON 500."""
-        if not is_api_path(request.path):
+        if not is_api_path(request.path_info):
             return None
         response = exception_response(request, exc)
         if response is not None:
