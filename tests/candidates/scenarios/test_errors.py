@@ -26,6 +26,18 @@ CASES = [
      "'resources1' was unexpected"),
     ("resources01=VCPU:1", "1.25", 400, None, "'resources01' does not match any of the regexes"),
     ("resources_A=VCPU:1", "1.32", 400, None, "does not match any of the regexes"),
+    ("resources" + "X" * 65 + "=VCPU:1", "1.33", 400, None,
+     "does not match any of the regexes"),
+    ("resources_A.B=VCPU:1", "1.33", 400, None, "'resources_A.B' does not match any of"),
+    ("resources_A=VCPU:1&in_tree_A=x", "1.32", 400, None, "'in_tree_A', 'resources_A' do not"),
+    ("resources=VCPU:1&limit=1&limit=x", "1.16", 400, None, "Failed validating 'pattern'"),
+    ("resources=VCPU:1&limit=1.5", "1.16", 400, None, "Failed validating 'pattern'"),
+    ("resources1=VCPU:1&required2=CUSTOM_X&same_subtree=1,2", "1.36", 400, None,
+     '"group_policy" parameter is required'),
+    ("resources1=VCPU:1&same_subtree=1&same_subtree=1,_B&group_policy=none", "1.36", 400,
+     "placement.query.bad_value", "Real suffixes should be specified in `same_subtree`"),
+    ("resources=VCPU:1&same_subtree=_A", "1.35", 400, None, "same_subtree"),
+    ("resources=VCPU:1&group_policy=none", "1.24", 400, None, "group_policy"),
     ("resources1=VCPU:1&resources2=VCPU:1", "1.25", 400, "placement.undefined_code",
      '"group_policy" parameter is required'),
     ("resources1=VCPU:1&group_policy=bogus", "1.25", 400, None,
@@ -171,3 +183,53 @@ class TestLazyNameResolution:
         response = api.get(f"/allocation_candidates?{without_in_tree}")
         assert response.status_code == 400
         assert "No such resource class NOPE." in error_detail(response)
+
+
+def test_longest_string_suffix(api, db):
+    make_provider("cn", inventory={"VCPU": 8})
+    suffix = "_" + "x" * 63
+    response = api.get(f"/allocation_candidates?resources{suffix}=VCPU:1", version="1.34")
+    assert response.status_code == 200
+    [request] = response.json()["allocation_requests"]
+    assert list(request["mappings"]) == [suffix]
+
+
+class TestLazyOrder:
+    """§3.6 steps within one group and before the groups."""
+
+    def test_root_required_matching_no_root_hides_unknown_class(self, api, db):
+        make_provider("cn", inventory={"VCPU": 8})
+        response = api.get("/allocation_candidates?resources=NOPE:1"
+                           "&root_required=HW_CPU_X86_AVX")
+        assert response.status_code == 200
+        assert response.json() == {"allocation_requests": [], "provider_summaries": {}}
+
+    def test_unknown_trait_before_missing_in_tree(self, api, db):
+        make_provider("cn", inventory={"VCPU": 8})
+        response = api.get("/allocation_candidates?resources=VCPU:1&required=CUSTOM_NOPE"
+                           "&in_tree=00000000-0000-0000-0000-00000000dead")
+        assert response.status_code == 400
+        assert "No such trait(s): CUSTOM_NOPE." in error_detail(response)
+
+    def test_unknown_class_before_member_of_matching_nothing(self, api, db):
+        make_provider("cn", inventory={"VCPU": 8})
+        response = api.get(f"/allocation_candidates?resources=NOPE:1&member_of={AGG}")
+        assert response.status_code == 400
+
+    def test_amount_fitting_nowhere_hides_unknown_trait_of_later_group(self, api, db):
+        make_provider("cn", inventory={"VCPU": 8})
+        response = api.get("/allocation_candidates?resources=VCPU:9&resources1=VCPU:1"
+                           "&required1=CUSTOM_NOPE")
+        assert response.status_code == 200
+        assert response.json()["allocation_requests"] == []
+
+    def test_group_without_partials_hides_unknown_trait_of_later_group(self, api, db):
+        """VCPU and MEMORY_MB both fit somewhere, but not on one provider."""
+        make_provider("cn1", inventory={"VCPU": 8})
+        make_provider("cn2", inventory={"MEMORY_MB": 8})
+        query = "resources1=VCPU:1,MEMORY_MB:1&resources2=VCPU:1&required2=CUSTOM_NOPE"
+        response = api.get(f"/allocation_candidates?{query}&group_policy=none")
+        assert response.status_code == 200
+        response = api.get(f"/allocation_candidates?{query.replace('MEMORY_MB:1', 'VCPU:1')}"
+                           "&group_policy=none")
+        assert response.status_code == 400

@@ -228,3 +228,26 @@ def test_limit_before_1_29_keeps_summaries_of_candidates_in_kept_trees(
         assert summary_names(body) == sorted(expected)
         for summary in body["provider_summaries"].values():
             assert list(summary["resources"]) == ["VCPU"]
+
+
+def test_summaries_below_1_27_show_classes_requested_by_any_group(api, db):
+    make_provider("cn1", inventory={"VCPU": 4, "MEMORY_MB": 64, "DISK_GB": 10})
+    make_provider("cn2", inventory={"VCPU": 4, "DISK_GB": 10})
+    query = "resources1=VCPU:1&resources2=DISK_GB:1&group_policy=isolate"
+    assert api.get(f"/allocation_candidates?{query}", version="1.26").json()[
+        "allocation_requests"] == []
+    body = api.get("/allocation_candidates?resources1=VCPU:1&resources2=MEMORY_MB:1"
+                   "&group_policy=none", version="1.26").json()
+    assert describe(body) == ["cn1(MEMORY_MB:1,VCPU:1)"]
+    [summary] = body["provider_summaries"].values()
+    assert set(summary["resources"]) == {"VCPU", "MEMORY_MB"}
+    body = api.get("/allocation_candidates?resources=DISK_GB:1&resources1=VCPU:1",
+                   version="1.26").json()
+    assert len(body["allocation_requests"]) == 2
+    for summary in body["provider_summaries"].values():
+        assert set(summary["resources"]) == {"VCPU", "DISK_GB"}
+        assert "parent_provider_uuid" not in summary
+    body = api.get("/allocation_candidates?resources=DISK_GB:1&resources1=VCPU:1",
+                   version="1.27").json()
+    assert {name for s in body["provider_summaries"].values() for name in s["resources"]} == {
+        "VCPU", "MEMORY_MB", "DISK_GB"}
