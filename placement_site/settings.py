@@ -91,9 +91,10 @@ MIDDLEWARE = [
 ROOT_URLCONF = "placement_site.urls"
 WSGI_APPLICATION = "placement_site.wsgi.application"
 APPEND_SLASH = False  # Placement: a trailing slash is a different (unknown) path.
-# Placement sets no limit on body size; Django's default (2.5 MB) turned a large
-# POST /allocations or PUT .../aggregates into a RequestDataTooBig 500.
+# Placement sets no limit on body size or parameter count; Django's defaults turned
+# a body over 2.5 MB into a 500 and more than 1000 query parameters into an HTML 400.
 DATA_UPLOAD_MAX_MEMORY_SIZE = None
+DATA_UPLOAD_MAX_NUMBER_FIELDS = None
 
 TEMPLATES = [
     {

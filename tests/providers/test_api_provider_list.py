@@ -180,6 +180,11 @@ def test_last_occurrence_of_non_repeatable_parameters(api, world):
     assert "Got an empty trait in: " in bad(api, "?required=&required=HW_CPU_X86_SSE")
 
 
+def test_more_than_a_thousand_query_parameters(api, world):
+    query = "&".join([f"member_of=in:{AGG_A},{AGG_B}"] * 1200)
+    assert names(api, "?" + query) == ["child", "other", "root"]
+
+
 def test_all_filters_together(api, world):
     query = (f"?in_tree={world['root'].uuid}&member_of={AGG_B}&resources=VCPU:1"
              "&required=HW_CPU_X86_SSE&name=child")
