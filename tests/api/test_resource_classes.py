@@ -127,3 +127,43 @@ def test_policy_applies_to_every_action(api):
     for method, path in [("GET", "/resource_classes"), ("GET", "/resource_classes/VCPU"),
                          ("DELETE", "/resource_classes/CUSTOM_X")]:
         assert api.request(method, path, token="user").status_code == 403
+
+
+def test_not_before_1_2(api):
+    for method, path in [("GET", "/resource_classes"), ("POST", "/resource_classes"),
+                         ("GET", "/resource_classes/VCPU"), ("PUT", "/resource_classes/CUSTOM_X"),
+                         ("DELETE", "/resource_classes/CUSTOM_X")]:
+        response = api.request(method, path, {"name": "CUSTOM_X"}, version="1.1")
+        assert response.status_code == 404, (method, path)
+    assert not ResourceClass.objects.filter(name="CUSTOM_X").exists()
+
+
+def test_list_ignores_query_parameters(api):
+    assert len(names(api.get("/resource_classes?name=VCPU&bogus=1"))) == 21
+
+
+def test_post_needs_json_content_type(api):
+    response = api.post("/resource_classes", raw='{"name": "CUSTOM_X"}',
+                        content_type="text/plain")
+    assert response.status_code == 415
+
+
+def test_rename_order_and_inventory_follows(api):
+    api.post("/resource_classes", {"name": "CUSTOM_A"})
+    # schema before lookup, lookup before the standard-class check
+    bad = api.put("/resource_classes/CUSTOM_Z", {"name": "bad"}, version="1.6")
+    assert bad.status_code == 400 and "JSON does not validate" in error_detail(bad)
+    assert api.put("/resource_classes/CUSTOM_Z", raw="{}", content_type="text/plain",
+                   version="1.6").status_code == 415
+    rp = make_provider("rp", inventory={"CUSTOM_A": 4})
+    renamed = api.put("/resource_classes/CUSTOM_A", {"name": "CUSTOM_B"}, version="1.6")
+    assert renamed.status_code == 200 and "Location" not in renamed
+    inventories = api.get(f"/resource_providers/{rp.uuid}/inventories").json()["inventories"]
+    assert list(inventories) == ["CUSTOM_B"]
+
+
+def test_put_1_7_reads_no_body_and_checks_no_content_type(api):
+    response = api.put("/resource_classes/CUSTOM_X", raw="not json", content_type="text/plain",
+                       version="1.7")
+    assert response.status_code == 201
+    assert response.content == b""
