@@ -2,7 +2,7 @@
 import pytest
 
 from providers.models import Trait
-from tests.conftest import error_detail
+from tests.conftest import error_code, error_detail
 from tests.factories import make_provider
 
 
@@ -100,3 +100,36 @@ def test_standard_names_sync_is_idempotent_and_keeps_custom(db):
     assert added_rc == [] and added_traits == ["HW_CPU_X86_AVX2"]
     assert Trait.objects.filter(name="CUSTOM_KEEP").exists()
     assert sync_standard_names() == ([], [])
+
+
+def test_every_route_below_1_6_is_404(api):
+    for method in ("GET", "PUT", "DELETE"):
+        assert api.request(method, "/traits/CUSTOM_A", version="1.5").status_code == 404
+    assert not Trait.objects.filter(name="CUSTOM_A").exists()
+
+
+def test_name_of_255_characters_and_no_body_or_content_type_check(api):
+    name = "CUSTOM_" + "A" * 248
+    response = api.put(f"/traits/{name}", raw="not json", content_type="text/plain")
+    assert response.status_code == 201 and response.content == b""
+    assert api.get(f"/traits/{name}").status_code == 204
+
+
+def test_get_standard_trait(api):
+    response = api.get("/traits/HW_CPU_X86_AVX2", version="1.15")
+    assert response.status_code == 204 and response.content == b""
+    assert response["Cache-Control"] == "no-cache" and response["Last-Modified"].endswith("GMT")
+
+
+def test_name_format_checked_before_associated(api):
+    response = api.get("/traits?name=CUSTOM_A&associated=maybe")
+    assert "Badly formatted name parameter" in error_detail(response)
+    assert 'Got: "CUSTOM_A"' in error_detail(response)
+
+
+def test_delete_in_use_has_no_specific_code(api):
+    api.put("/traits/CUSTOM_USED")
+    make_provider("rp", traits=["CUSTOM_USED"])
+    response = api.delete("/traits/CUSTOM_USED")
+    assert error_code(response) == "placement.undefined_code"
+    assert Trait.objects.filter(name="CUSTOM_USED").exists()
