@@ -271,3 +271,48 @@ def test_routes_and_media(api, rp):
     assert api.put(url(rp), raw="{}", content_type="text/plain").status_code == 415
     assert api.get(url(rp), headers={"Accept": "text/plain"}).status_code == 406
     assert api.put(url(rp), raw="{bad").status_code == 400
+
+
+def test_unknown_provider_is_404_before_the_body_is_read(api):
+    base = "/resource_providers/nope/inventories"
+    for method, path in [("POST", base), ("PUT", base), ("DELETE", base),
+                         ("GET", base + "/VCPU"), ("PUT", base + "/VCPU"),
+                         ("DELETE", base + "/VCPU")]:
+        resp = api.request(method, path, raw="{bad")
+        assert resp.status_code == 404, (method, path)
+        assert "No resource provider with uuid nope found" in error_detail(resp)
+
+
+def test_writes_echo_the_submitted_ratio_reads_give_a_float(api, rp):
+    resp = put_all(api, rp, {"VCPU": {"total": 8, "allocation_ratio": 16}})
+    assert resp.json()["inventories"]["VCPU"]["allocation_ratio"] == 16
+    assert isinstance(resp.json()["inventories"]["VCPU"]["allocation_ratio"], int)
+    resp = api.put(url(rp, "VCPU"), {"resource_provider_generation": 1, "total": 8,
+                                     "allocation_ratio": 2})
+    assert isinstance(resp.json()["allocation_ratio"], int)
+    resp = api.get(url(rp, "VCPU"))
+    assert resp.json()["allocation_ratio"] == 2.0
+    assert isinstance(resp.json()["allocation_ratio"], float)
+
+
+@pytest.mark.parametrize("version,reserved,status", [
+    ("1.25", 9, 201), ("1.25", 10, 400), ("1.26", 10, 201), ("1.26", 11, 400)])
+def test_post_capacity_by_version_and_before_the_class(api, rp, version, reserved, status):
+    resp = api.post(url(rp), {"resource_class": "VCPU", "total": 10, "reserved": reserved},
+                    version=version)
+    assert resp.status_code == status
+    resp = api.post(url(rp), {"resource_class": "CUSTOM_NOPE", "total": 10, "reserved": 11},
+                    version=version)
+    assert "Invalid inventory for 'CUSTOM_NOPE'" in error_detail(resp)
+
+
+@pytest.mark.parametrize("version,reserved,status", [
+    ("1.25", 10, 400), ("1.26", 10, 200), ("1.26", 11, 400)])
+def test_put_one_capacity_by_version(api, rp, version, reserved, status):
+    put_all(api, rp, {"VCPU": {"total": 8}})
+    resp = api.put(url(rp, "VCPU"), {"resource_provider_generation": 1, "total": 10,
+                                     "reserved": reserved}, version=version)
+    assert resp.status_code == status
+    if status == 400:
+        assert f"Unable to update inventory for resource provider {rp.uuid}: " in (
+            error_detail(resp))
