@@ -253,6 +253,14 @@ def test_same_parent_and_omitted_parent_are_noops(api, tree, version):
     assert resp.json()["parent_provider_uuid"] == tree["p"]
 
 
+@pytest.mark.parametrize("version", ["1.14", "1.36", "1.37"])
+def test_null_parent_on_a_root_is_a_noop(api, tree, version):
+    resp = put_parent(api, tree["q"], None, version)
+    assert resp.status_code == 200
+    assert resp.json()["parent_provider_uuid"] is None
+    assert resp.json()["root_provider_uuid"] == tree["q"]
+
+
 def test_reparent_refused_before_1_37(api, tree):
     resp = put_parent(api, tree["x"], tree["q"], "1.36")
     assert resp.status_code == 400
