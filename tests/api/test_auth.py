@@ -47,3 +47,43 @@ def test_project_comes_from_the_token_or_its_user(make_api):
                                       headers=overridden).status_code == 200
     assert make_api(token="u:p1").get("/usages?project_id=p1",
                                       headers=overridden).status_code == 403
+
+
+@pytest.fixture
+def keystone(settings):
+    """Identity headers as keystonemiddleware leaves them (http.md §12.2)."""
+    settings.PLACEMENT_AUTH_STRATEGY = "keystone"
+
+
+@pytest.mark.usefixtures("keystone")
+def test_keystone_identity_headers(make_api):
+    client = make_api(token="")
+    assert client.get("/traits", headers={"X-User-Id": "u", "X-Roles": "admin"}).status_code == 200
+    assert client.get("/traits", headers={"X-User": "u", "X-Role": "reader, service"}
+                      ).status_code == 200
+    assert client.get("/traits", headers={"X-User-Id": "u", "X-Roles": "member"}
+                      ).status_code == 403
+    assert client.get("/traits", headers={"X-Roles": "admin"}).status_code == 401
+    assert client.get("/", version="").status_code == 200
+
+
+@pytest.mark.usefixtures("keystone")
+@pytest.mark.parametrize("scope", [{"X-Domain-Id": "default"},
+                                   {"OpenStack-System-Scope": "all"}])
+def test_keystone_domain_and_system_scoped_tokens_are_refused(make_api, scope):
+    client = make_api(token="")
+    headers = {"X-User-Id": "u", "X-Roles": "admin,service", **scope}
+    response = client.get("/traits", headers=headers)
+    assert response.status_code == 403
+
+
+@pytest.mark.usefixtures("keystone")
+def test_keystone_project_headers_feed_the_usages_target(make_api):
+    client = make_api(token="")
+    reader = {"X-User-Id": "u", "X-Roles": "reader"}
+    assert client.get("/usages?project_id=p1", headers={**reader, "X-Tenant-Id": "p1"}
+                      ).status_code == 200
+    assert client.get("/usages?project_id=p1", headers={**reader, "X-Tenant": "p1"}
+                      ).status_code == 200
+    assert client.get("/usages?project_id=p1", headers={
+        **reader, "X-Project-Id": "p2", "X-Tenant-Id": "p1"}).status_code == 403
