@@ -12,7 +12,8 @@ A candidate is a hashable pair ``(allocations, mappings)``:
 ``mappings = ((suffix, (rp, ...)), ...)`` in group order. Two candidates are
 the same iff the pairs are equal (mappings included, Quirk Q3).
 """
-from itertools import product
+from collections import deque
+from itertools import chain, product
 
 
 def is_ancestor_or_self(position, upper, lower):
@@ -35,8 +36,10 @@ def same_subtree_ok(providers, position):
                for top in distinct)
 
 
-def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_same_tree=False):
-    """Yield candidates anchor by anchor (ascending anchor id).
+def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_same_tree=False,
+               breadth_first=False):
+    """Yield candidates anchor by anchor (ascending anchor id), or, breadth_first, one
+    from each anchor in turn (allocation_candidates_generation_strategy).
 
     groups: the compiled groups (candidate_set.Group), in request order;
     partials: one {anchor: [Partial]} per group; facts: candidate_set.Facts;
@@ -46,28 +49,54 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
     anchors = set(partials[0])
     for per_anchor in partials[1:]:
         anchors &= per_anchor.keys()
+    if len(groups) == 1:
+        of_anchor = _single_group(groups[0], partials[0], facts, drop_same_tree)
+    else:
+        of_anchor = _combined(groups, partials, facts, isolate, same_subtree, drop_same_tree)
+    streams = (of_anchor(anchor) for anchor in sorted(anchors))
+    if breadth_first:
+        return _round_robin(list(streams))
+    return chain.from_iterable(streams)
+
+
+def _round_robin(streams):
+    """One item from each stream in turn until every stream is exhausted."""
+    active = deque(streams)
+    while active:
+        stream = active.popleft()
+        for item in stream:
+            yield item
+            active.append(stream)
+            break
+
+
+def _single_group(group, partials, facts, drop_same_tree):
+    """anchor -> its candidates when there is one group: its partials are the candidates
+    (a same_subtree over one suffix always holds)."""
+    suffix = group.suffix
+
+    def of_anchor(anchor):
+        for partial in partials[anchor]:
+            if drop_same_tree and _two_from_one_tree(dict(partial.allocations), facts.root):
+                continue
+            yield partial.allocations, ((suffix, partial.providers),)
+    return of_anchor
+
+
+def _combined(groups, partials, facts, isolate, same_subtree, drop_same_tree):
+    """anchor -> its candidates: the product of the groups' partials under the anchor,
+    kept when isolate, same_subtree and the consolidated capacity hold (§4.4)."""
     suffixes = [group.suffix for group in groups]
     suffixed = [i for i, group in enumerate(groups) if group.suffixed]
     constraints = [[suffixes.index(s) for s in constraint] for constraint in same_subtree]
     check_isolate = isolate and len(suffixed) > 1
-    if len(groups) == 1:
-        # one group: its partials are the candidates
-        suffix = suffixes[0]
-        check = constraints or drop_same_tree
-        for anchor in sorted(anchors):
-            for partial in partials[0][anchor]:
-                if check:
-                    amounts = dict(partial.allocations)
-                    if drop_same_tree and _two_from_one_tree(amounts, facts.root):
-                        continue
-                yield partial.allocations, ((suffix, partial.providers),)
-        return
     pairs = [c for c in constraints if len(c) == 2]
     larger = [c for c in constraints if len(c) != 2]
     position = facts.position
     inventory = facts.inventory
     count = len(groups)
-    for anchor in sorted(anchors):
+
+    def of_anchor(anchor):
         lists = [per_anchor[anchor] for per_anchor in partials]
         for combo in product(*lists):
             if check_isolate:
@@ -105,6 +134,7 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
                 continue
             yield (tuple(sorted(amounts.items())),
                    tuple([(suffixes[i], combo[i].providers) for i in range(count)]))
+    return of_anchor
 
 
 def _consolidated_fits(amounts, inventory):

@@ -46,13 +46,14 @@ class Result:
 
 
 def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=True,
-                    randomize=False, max_candidates=-1):
+                    randomize=False, max_candidates=-1, breadth_first=False):
     """Evaluate a CandidateQuery.
 
     whole_trees: summaries cover every provider of the trees involved (1.29+),
     else only providers in allocations; all_classes: summaries show every class
     (1.27+), else only the requested ones; with_traits: summaries list traits.
-    randomize / max_candidates: the [placement] options of the same names.
+    randomize / max_candidates: the [placement] options of the same names;
+    breadth_first: allocation_candidates_generation_strategy = breadth-first.
     Raises BadRequest for unknown resource classes or traits (when reached).
     """
     names = resolve(query)
@@ -70,7 +71,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     # providers of the candidates left out (§4.7), so every candidate is generated.
     if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
-    found, roots, whole = _generate(query, groups, names, cap, drop_same_tree)
+    found, roots, whole = _generate(query, groups, names, cap, drop_same_tree, breadth_first)
     generated = found
     if randomize:
         if limit is not None and limit < len(found):
@@ -198,16 +199,18 @@ def _sharing_providers(names):
     return trait_sql.providers_with_trait(names.sharing_trait_id)
 
 
-def _generate(query, groups, names, cap, drop_same_tree):
-    """Distinct candidates in anchor order, at most `cap` (None: all); rp -> root; and
-    the Facts of the batch when one batch read the whole database (else None).
+def _generate(query, groups, names, cap, drop_same_tree, breadth_first):
+    """Distinct candidates in anchor order (breadth_first: one per anchor in turn), at
+    most `cap` (None: all); rp -> root; and the Facts of the batch when one batch read
+    the whole database (else None).
     drop_same_tree: below 1.29, drop candidates using two providers of one tree."""
     sharing = _sharing_providers(names)
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
     found, seen, roots = [], set(), {}
     whole = None
-    for scope in _scopes(cap, unsuffixed_tree):
+    # taking turns between anchors needs all of them in one batch
+    for scope in _scopes(None if breadth_first else cap, unsuffixed_tree):
         facts = _load_facts(scope, groups, query, names, sharing)
         roots.update(facts.root)
         whole = facts if facts.every_provider is not None else None
@@ -225,7 +228,8 @@ def _generate(query, groups, names, cap, drop_same_tree):
             # several anchors; without sharing providers there is nothing to dedupe.
             dedupe = bool(facts.sharing)
             for candidate in combine.candidates(groups, partials, facts, query.isolate,
-                                                query.same_subtree, drop_same_tree):
+                                                query.same_subtree, drop_same_tree,
+                                                breadth_first):
                 if dedupe:
                     if candidate in seen:
                         continue

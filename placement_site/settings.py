@@ -3,6 +3,8 @@ import os
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
+from django.core.exceptions import ImproperlyConfigured
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("PLACEMENT_DATA_DIR", BASE_DIR / "data"))
 
@@ -157,6 +159,13 @@ PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = int(
     os.environ.get("PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", "10"))
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = env_bool("PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES")
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = int(os.environ.get("PLACEMENT_MAX_ALLOCATION_CANDIDATES", "-1"))
+# depth-first: each anchor's candidates in turn; breadth-first: one per anchor in turn,
+# so that max_allocation_candidates spreads over more trees.
+PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = os.environ.get(
+    "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY", "depth-first")
+if PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY not in ("depth-first", "breadth-first"):
+    raise ImproperlyConfigured("PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY must be "
+                               "depth-first or breadth-first")
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {

@@ -50,6 +50,8 @@ class AllocationCandidateViewSet(PlacementViewSet):
                 with_traits=view.traits,
                 randomize=settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES,
                 max_candidates=settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES,
+                breadth_first=(settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY
+                               == "breadth-first"),
             )
             # Encoded straight into an HttpResponse: these bodies can be large and
             # DRF's renderer adds nothing here.

@@ -1,6 +1,7 @@
 """§5 response shapes per microversion, limit, randomisation, headers."""
 import pytest
 
+from providers.models import ResourceProvider
 from tests.candidates.helpers import describe, get_candidates, summary_names
 from tests.factories import allocate, make_consumer, make_provider
 
@@ -120,7 +121,6 @@ def test_summary_fields_per_version(api, example):
 
 
 def test_used_is_current_usage(api, example, db):
-    from providers.models import ResourceProvider
     allocate(make_consumer(), ResourceProvider.objects.get(uuid=U["numa"]), VCPU=3)
     body = api.get("/allocation_candidates?resources=VCPU:1").json()
     assert body["provider_summaries"][U["numa"]]["resources"]["VCPU"] == {"capacity": 4,
@@ -251,3 +251,24 @@ def test_summaries_below_1_27_show_classes_requested_by_any_group(api, db):
                    version="1.27").json()
     assert {name for s in body["provider_summaries"].values() for name in s["resources"]} == {
         "VCPU", "MEMORY_MB", "DISK_GB"}
+
+
+@pytest.mark.parametrize("strategy,expected", [
+    ("depth-first", ["t0", "t0-a", "t0-b", "t1"]),
+    ("breadth-first", ["t0", "t1", "t2", "t0-a"]),
+])
+def test_generation_strategy_with_max_candidates(api, db, settings, strategy, expected):
+    for t in range(3):
+        root = make_provider(f"t{t}", inventory={"VCPU": 4})
+        for leaf in "ab":
+            make_provider(f"t{t}-{leaf}", parent=root, inventory={"VCPU": 4})
+    settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES = 4
+    settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = strategy
+    body = api.get("/allocation_candidates?resources=VCPU:1").json()
+    names = dict(ResourceProvider.objects.values_list("uuid", "name"))
+    assert [names[next(iter(request["allocations"]))]
+            for request in body["allocation_requests"]] == expected
+    # limit applies to what the strategy generated
+    body = api.get("/allocation_candidates?resources=VCPU:1&limit=2").json()
+    assert [names[next(iter(request["allocations"]))]
+            for request in body["allocation_requests"]] == expected[:2]
