@@ -38,7 +38,8 @@ def _no_cyclic_gc():
 
 class AllocationCandidateViewSet(PlacementViewSet):
 
-    @endpoint("placement:allocation_candidates:list", min_version=(1, 10), accept=True)
+    @endpoint("placement:allocation_candidates:list", min_version=(1, 10), accept=True,
+              query=True)
     def list(self, request):
         parsed = parse_request(request.GET, request.version)
         view = parsed.view

@@ -10,6 +10,7 @@ import uuid
 from datetime import timezone as dt_timezone
 from email.utils import format_datetime
 from functools import wraps
+from urllib.parse import unquote_to_bytes
 
 import jsonschema
 from django.urls import get_script_prefix
@@ -31,8 +32,12 @@ CACHE_HEADERS_MIN_VERSION = (1, 15)
 
 
 def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
-             content_type=False, media_first=False, gate_status=404):
-    """Declare an action's pre-checks. See the module docstring for the order."""
+             content_type=False, media_first=False, gate_status=404, query=False):
+    """Declare an action's pre-checks. See the module docstring for the order.
+
+    `query`: the action validates its query string, so one that is not UTF-8 is a
+    400 (http.md §5.4); other actions ignore their query strings.
+    """
 
     def decorate(handler):
         @wraps(handler)
@@ -49,6 +54,8 @@ def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
                 self._check_media(request, accept, content_type)
             if policy_rule:
                 policy.authorize(request, policy_rule)
+            if query:
+                check_query_decodes(request)
             return handler(self, request, *args, **kwargs)
 
         return wrapper
@@ -144,6 +151,15 @@ class PlacementViewSet(viewsets.ViewSet):
         for name, value in (headers or {}).items():
             response[name] = value
         return response
+
+
+def check_query_decodes(request):
+    """Django decodes a bad query string with replacement characters; Placement refuses it."""
+    raw = request.META.get("QUERY_STRING", "").encode("latin-1", "replace")
+    try:
+        unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("Invalid query string parameters: the query string is not UTF-8")
 
 
 def _not_json(constant):

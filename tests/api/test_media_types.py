@@ -120,3 +120,28 @@ def test_body_framing_comes_before_routing_and_after_negotiation(api):
     assert api.request("GET", "/nowhere", raw="x", content_type="").status_code == 400
     bad_version = api.request("GET", "/traits", raw="x", content_type="", version="1.99")
     assert bad_version.status_code == 406
+
+
+@pytest.mark.parametrize("path", [
+    "/resource_providers?name=%ff", "/traits?name=in:%C3", "/usages?project_id=%e2%98",
+    "/allocation_candidates?resources=VCPU:1&limit=%80",
+])
+def test_query_string_that_is_not_utf8_is_400_where_queries_are_validated(make_api, path):
+    response = make_api().get(path)
+    assert response.status_code == 400
+    assert "Invalid query string parameters" in error_detail(response)
+    # the policy still comes first
+    assert make_api(token="user").get(path).status_code == 403
+
+
+@pytest.mark.parametrize("path", ["/resource_classes", "/resource_providers/{rp}",
+                                  "/"])
+def test_endpoints_without_a_query_schema_ignore_bad_query_strings(api, rp, path):
+    assert api.get(path.format(rp=rp) + "?y=%ff").status_code == 200
+
+
+def test_utf8_query_strings_decode_with_plus_as_space(api):
+    created = api.post("/resource_providers", {"name": "\u2603 snow man"})
+    assert created.status_code == 200
+    listed = api.get("/resource_providers?name=%E2%98%83+snow+man").json()
+    assert [rp["name"] for rp in listed["resource_providers"]] == ["\u2603 snow man"]

@@ -5,7 +5,7 @@ from allocations import selectors
 from allocations.api import schemas
 from allocations.exceptions import ProviderNotFoundForAllocations
 from placement_site.api import policy
-from placement_site.api.viewsets import PlacementViewSet, endpoint
+from placement_site.api.viewsets import PlacementViewSet, check_query_decodes, endpoint
 from providers.exceptions import ProviderNotFound
 
 
@@ -46,6 +46,7 @@ class UsagesViewSet(PlacementViewSet):
         project_values = request.GET.getlist("project_id")
         policy.authorize(request, "placement:usages",
                          {"project_id": project_values[-1] if project_values else None})
+        check_query_decodes(request)
         params = self.query_params(request, schemas.usages_schema(request.version))
         grouped = request.version >= (1, 38)
         usages = selectors.usages_totals(

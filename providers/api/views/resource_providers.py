@@ -116,7 +116,7 @@ class ResourceProviderViewSet(PlacementViewSet):
             filters["resources"] = query_params.parse_resources(params["resources"])
         return filters
 
-    @endpoint("placement:resource_providers:list", accept=True)
+    @endpoint("placement:resource_providers:list", accept=True, query=True)
     def list(self, request):
         rows = selectors.provider_list(**self._query(request))
         render = ProviderRepresentation(self, request.version)

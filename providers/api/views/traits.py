@@ -26,7 +26,7 @@ def _is_valid_custom_trait(name):
 
 class TraitViewSet(PlacementViewSet):
 
-    @endpoint("placement:traits:list", min_version=(1, 6), accept=True)
+    @endpoint("placement:traits:list", min_version=(1, 6), accept=True, query=True)
     def list(self, request):
         params = self.query_params(request, LIST_QUERY_SCHEMA)
         traits = Trait.objects.all()
