@@ -130,7 +130,8 @@ def test_post_is_405(api):
 
 
 class TestLazyNameResolution:
-    """§3.6 / Q4: evaluation stops at the first step proving emptiness."""
+    """§3.6 / Q4: evaluation stops at the first step proving emptiness; the steps within
+    one group and before the groups come in the spec's order."""
 
     def test_impossible_first_group_hides_unknown_class(self, api, db):
         make_provider("cn", inventory={"VCPU": 8})
@@ -190,19 +191,6 @@ class TestLazyNameResolution:
         assert response.status_code == 400
         assert "No such resource class NOPE." in error_detail(response)
 
-
-def test_longest_string_suffix(api, db):
-    make_provider("cn", inventory={"VCPU": 8})
-    suffix = "_" + "x" * 63
-    response = api.get(f"/allocation_candidates?resources{suffix}=VCPU:1", version="1.34")
-    assert response.status_code == 200
-    [request] = response.json()["allocation_requests"]
-    assert list(request["mappings"]) == [suffix]
-
-
-class TestLazyOrder:
-    """§3.6 steps within one group and before the groups."""
-
     def test_root_required_matching_no_root_hides_unknown_class(self, api, db):
         make_provider("cn", inventory={"VCPU": 8})
         response = api.get("/allocation_candidates?resources=NOPE:1"
@@ -239,3 +227,12 @@ class TestLazyOrder:
         response = api.get(f"/allocation_candidates?{query.replace('MEMORY_MB:1', 'VCPU:1')}"
                            "&group_policy=none")
         assert response.status_code == 400
+
+
+def test_longest_string_suffix(api, db):
+    make_provider("cn", inventory={"VCPU": 8})
+    suffix = "_" + "x" * 63
+    response = api.get(f"/allocation_candidates?resources{suffix}=VCPU:1", version="1.34")
+    assert response.status_code == 200
+    [request] = response.json()["allocation_requests"]
+    assert list(request["mappings"]) == [suffix]
