@@ -7,17 +7,13 @@ from django.utils.html import escape
 
 from placement_site.api.accept import acceptable, accepts_json
 
-# Error codes, verbatim from Placement (http.md §6.2).
-DEFAULT = "placement.undefined_code"
-CONCURRENT_UPDATE = "placement.concurrent_update"
-DUPLICATE_NAME = "placement.duplicate_name"
-INVENTORY_INUSE = "placement.inventory.inuse"
-PROVIDER_IN_USE = "placement.resource_provider.inuse"
-PROVIDER_CANNOT_DELETE_PARENT = "placement.resource_provider.cannot_delete_parent"
-RESOURCE_PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
-QUERYPARAM_DUPLICATE_KEY = "placement.query.duplicate_key"
-QUERYPARAM_BAD_VALUE = "placement.query.bad_value"
-QUERYPARAM_MISSING_VALUE = "placement.query.missing_value"
+# Error codes live with the domain errors that carry them (http.md §6.2).
+from placement_site.domain_errors import (  # noqa: E402,F401
+    CONCURRENT_UPDATE, DUPLICATE_NAME, INVENTORY_INUSE, PROVIDER_CANNOT_DELETE_PARENT,
+    PROVIDER_IN_USE, QUERYPARAM_BAD_VALUE, QUERYPARAM_DUPLICATE_KEY, QUERYPARAM_MISSING_VALUE,
+    RESOURCE_PROVIDER_NOT_FOUND,
+)
+from placement_site.domain_errors import DEFAULT_CODE as DEFAULT  # noqa: E402
 
 CODE_MIN_VERSION = (1, 23)
 

@@ -9,6 +9,7 @@ from django.db import DataError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 
+from placement_site import domain_errors
 from placement_site.api import errors
 
 LOG = logging.getLogger(__name__)
@@ -66,8 +67,26 @@ def _is_database_locked(exc):
     return "locked" in str(exc).lower() or "busy" in str(exc).lower()
 
 
+# The HTTP status of each kind of domain error (most specific first).
+DOMAIN_STATUS = (
+    (domain_errors.NotFound, 404),
+    (domain_errors.Conflict, 409),
+    (domain_errors.InvalidInput, 400),
+)
+
+
+def domain_error_status(exc):
+    for kind, status in DOMAIN_STATUS:
+        if isinstance(exc, kind):
+            return status
+    return 400
+
+
 def exception_response(request, exc):
     """Map any exception raised while serving the API to a response, or None."""
+    if isinstance(exc, domain_errors.DomainError):
+        return errors.error_response(
+            request, domain_error_status(exc), exc.message, code=exc.code)
     if isinstance(exc, PlacementError):
         return errors.error_response(
             request, exc.status, exc.detail, code=exc.code, headers=exc.headers

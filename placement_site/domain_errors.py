@@ -1,0 +1,49 @@
+"""The base of every domain error: what went wrong, in Placement's words and code.
+
+Services, selectors and rules raise subclasses of these (each app keeps its own in
+<app>/exceptions.py); they know nothing of HTTP. Only placement_site/api/exceptions.py
+turns them into responses (the kind decides the status), and the UI, admin and
+commands show `message` to people.
+"""
+
+# Placement's error codes, verbatim (http.md §6.2).
+DEFAULT_CODE = "placement.undefined_code"
+CONCURRENT_UPDATE = "placement.concurrent_update"
+DUPLICATE_NAME = "placement.duplicate_name"
+INVENTORY_INUSE = "placement.inventory.inuse"
+PROVIDER_IN_USE = "placement.resource_provider.inuse"
+PROVIDER_CANNOT_DELETE_PARENT = "placement.resource_provider.cannot_delete_parent"
+RESOURCE_PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
+QUERYPARAM_DUPLICATE_KEY = "placement.query.duplicate_key"
+QUERYPARAM_BAD_VALUE = "placement.query.bad_value"
+QUERYPARAM_MISSING_VALUE = "placement.query.missing_value"
+
+
+class DomainError(Exception):
+    """A refused operation. `message` is Placement's wording, `code` its error code."""
+
+    code = DEFAULT_CODE
+
+    def __init__(self, message="", code=None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class InvalidInput(DomainError):
+    """The request itself is wrong (the API answers 400)."""
+
+
+class NotFound(DomainError):
+    """Something named does not exist (404)."""
+
+
+class Conflict(DomainError):
+    """The data's current state forbids the operation (409)."""
+
+
+class ConcurrentUpdate(Conflict):
+    """A generation moved underneath the write (409 placement.concurrent_update)."""
+
+    code = CONCURRENT_UPDATE
