@@ -31,9 +31,10 @@ decoded JSON body (None when the response has no body, or the text when it
 is not JSON).
 
 Identity: `token` is sent as noauth2's X-Auth-Token ("user" or
-"user:project"; "admin" is an administrator) and, for deployments using
-the keystone strategy, as the X-User-Id / X-Project-Id / X-Roles headers an
-auth middleware would set. `roles` defaults to ["admin"] for the admin
+"user:project"; "admin" is an administrator) with X-Roles; for deployments
+using the keystone strategy, where no header is believed, the same identity
+travels in the WSGI environment (auth.IN_PROCESS_IDENTITY), which only
+in-process callers can set. `roles` defaults to ["admin"] for the admin
 token and none otherwise.
 
 Database connections: Django normally closes "old" connections at the start
@@ -54,6 +55,8 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.utils.datastructures import CaseInsensitiveMapping
+
+from placement_site.api.auth import IN_PROCESS_IDENTITY, RequestContext
 
 __all__ = ["PlacementClient", "Result"]
 
@@ -151,19 +154,22 @@ class PlacementClient:
 
     # --- internals ------------------------------------------------------------
 
+    def _roles(self):
+        if self.roles is not None:
+            return self.roles
+        return ["admin"] if self.token == "admin" else []
+
     def _identity_headers(self):
-        user, _, project = (self.token or "").partition(":")
-        roles = self.roles
-        if roles is None:
-            roles = ["admin"] if user == "admin" else []
         headers = {}
         if self.token:
             headers["X-Auth-Token"] = self.token
-            headers["X-User-Id"] = user
-            headers["X-Project-Id"] = project or user
-        if roles:
-            headers["X-Roles"] = ",".join(roles)
+        if self._roles():
+            headers["X-Roles"] = ",".join(self._roles())
         return headers
+
+    def _identity(self):
+        user, _, project = self.token.partition(":")
+        return RequestContext(user_id=user, project_id=project or user, roles=self._roles())
 
     def _environ(self, method, path, payload, version, extra_headers):
         parts = urlsplit(path)
@@ -201,6 +207,8 @@ class PlacementClient:
             if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
                 key = "HTTP_" + key
             environ[key] = str(value)
+        if self.token:
+            environ[IN_PROCESS_IDENTITY] = self._identity()
         return environ
 
 

@@ -1,29 +1,24 @@
-"""Django settings, all read from environment variables (see README)."""
-import os
+"""Django settings; every value comes from placement_site.config (placement.conf and
+environment variables, see README)."""
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
-from django.core.exceptions import ImproperlyConfigured
+from placement_site import config
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(os.environ.get("PLACEMENT_DATA_DIR", BASE_DIR / "data"))
+try:
+    CONF = config.load()
+except config.ConfigError as exc:
+    config.stop(exc)
 
-
-def env_bool(name, default=False):
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
-
-
-def env_list(name):
-    return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
+BASE_DIR = config.BASE_DIR
+DATA_DIR = Path(CONF.django.data_dir)
 
 
 def database_from_url(url):
-    """Turn DATABASE_URL into a Django DATABASES entry (sqlite:/// or postgresql://)."""
+    """Turn a database URL (SQLAlchemy style accepted) into a Django DATABASES entry."""
     parsed = urlparse(url)
-    if parsed.scheme == "sqlite":
+    scheme = parsed.scheme.split("+")[0]
+    if scheme == "sqlite":
         # sqlite:///relative/path or sqlite:////absolute/path
         path = unquote(parsed.path)[1:] if parsed.path.startswith("//") else unquote(parsed.path)
         path = path or str(DATA_DIR / "placement.sqlite3")
@@ -39,27 +34,26 @@ def database_from_url(url):
                 "timeout": 30,
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
-            "TEST": {"NAME": os.environ.get("SQLITE_TEST_NAME") or None},
+            "TEST": {"NAME": CONF.placement_database.sqlite_test_name or None},
         }
-    if parsed.scheme in ("postgres", "postgresql", "postgresql+psycopg2"):
-        options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
-        return {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": unquote(parsed.path.lstrip("/")) or "placement",
-            "USER": unquote(parsed.username or ""),
-            "PASSWORD": unquote(parsed.password or ""),
-            "HOST": parsed.hostname or "",
-            "PORT": str(parsed.port or ""),
-            "CONN_MAX_AGE": int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
-            "CONN_HEALTH_CHECKS": True,
-            "OPTIONS": options,
-        }
-    raise ValueError(f"Unsupported DATABASE_URL scheme: {parsed.scheme!r}")
+    # config.load() let only sqlite and postgresql URLs through.
+    options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parsed.path.lstrip("/")) or "placement",
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": parsed.hostname or "",
+        "PORT": str(parsed.port or ""),
+        "CONN_MAX_AGE": CONF.placement_database.conn_max_age,
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": options,
+    }
 
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-development-key-change-me")
-DEBUG = env_bool("DEBUG", False)
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS") or ["*"]
+SECRET_KEY = config.secret_key(CONF, DATA_DIR)
+DEBUG = CONF.django.debug
+ALLOWED_HOSTS = CONF.django.allowed_hosts
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -74,10 +68,13 @@ INSTALLED_APPS = [
     "providers",
     "allocations",
     "candidates",
+    "placement_site",  # management commands config_sample and policy_sample
 ]
 
 MIDDLEWARE = [
     "placement_site.api.middleware.RequestIdMiddleware",
+    "placement_site.api.middleware.AnyHostMiddleware",
+    "placement_site.api.middleware.PageSecurityMiddleware",
     "placement_site.api.middleware.CorsMiddleware",
     "placement_site.api.middleware.PlacementAuthMiddleware",
     "placement_site.api.middleware.MicroversionMiddleware",
@@ -115,7 +112,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": database_from_url(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'placement.sqlite3'}"
+        CONF.placement_database.connection or f"sqlite:///{DATA_DIR / 'placement.sqlite3'}"
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -142,32 +139,30 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "placement_site.api.exceptions.exception_handler",
 }
 
-# --- Placement options (the [placement], [api], [cors] and [oslo_policy] knobs) ---
-PLACEMENT_AUTH_STRATEGY = os.environ.get("PLACEMENT_AUTH_STRATEGY", "noauth2")
-PLACEMENT_CORS_ALLOWED_ORIGINS = env_list("PLACEMENT_CORS_ALLOWED_ORIGINS")
-PLACEMENT_CORS_ALLOW_HEADERS = env_list("PLACEMENT_CORS_ALLOW_HEADERS") or [
-    "X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status", "X-Roles",
-    "X-Service-Catalog", "X-User-Id", "X-Tenant-Id", "OpenStack-API-Version",
-]
-PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS = env_bool("PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS", False)
-PLACEMENT_POLICY_FILE = os.environ.get("PLACEMENT_POLICY_FILE", "")
-PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = os.environ.get(
-    "PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID", "00000000-0000-0000-0000-000000000000")
-PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = os.environ.get(
-    "PLACEMENT_INCOMPLETE_CONSUMER_USER_ID", "00000000-0000-0000-0000-000000000000")
-PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = int(
-    os.environ.get("PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT", "10"))
-PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = env_bool("PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES")
-PLACEMENT_MAX_ALLOCATION_CANDIDATES = int(os.environ.get("PLACEMENT_MAX_ALLOCATION_CANDIDATES", "-1"))
+# --- Placement options ([placement], [api], [cors], [oslo_policy]) ---
+PLACEMENT_AUTH_STRATEGY = CONF.api.auth_strategy
+PLACEMENT_CORS_ALLOWED_ORIGINS = CONF.cors.allowed_origin or []
+PLACEMENT_CORS_ALLOW_HEADERS = CONF.cors.allow_headers
+PLACEMENT_CORS_ALLOW_CREDENTIALS = CONF.cors.allow_credentials
+PLACEMENT_CORS_EXPOSE_HEADERS = CONF.cors.expose_headers
+PLACEMENT_CORS_MAX_AGE = CONF.cors.max_age
+PLACEMENT_CORS_ALLOW_METHODS = CONF.cors.allow_methods
+PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS = CONF.oslo_policy.enforce_new_defaults
+PLACEMENT_POLICY_ENFORCE_SCOPE = CONF.oslo_policy.enforce_scope
+# Relative policy paths are looked for beside the configuration files (oslo.policy).
+PLACEMENT_POLICY_FILE = CONF.oslo_policy.policy_file
+PLACEMENT_POLICY_DIRS = CONF.oslo_policy.policy_dirs
+PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = CONF.placement.incomplete_consumer_project_id
+PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = CONF.placement.incomplete_consumer_user_id
+PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = CONF.placement.allocation_conflict_retry_count
+PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = CONF.placement.randomize_allocation_candidates
+PLACEMENT_MAX_ALLOCATION_CANDIDATES = CONF.placement.max_allocation_candidates
 # depth-first: each anchor's candidates in turn; breadth-first: one per anchor in turn,
 # so that max_allocation_candidates spreads over more trees.
-PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = os.environ.get(
-    "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY", "depth-first")
-if PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY not in ("depth-first", "breadth-first"):
-    raise ImproperlyConfigured("PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY must be "
-                               "depth-first or breadth-first")
+PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = (
+    CONF.placement.allocation_candidates_generation_strategy)
 
-LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+LOG_LEVEL = CONF.django.log_level.upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

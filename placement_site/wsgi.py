@@ -1,6 +1,34 @@
+"""The WSGI application (gunicorn placement_site.wsgi:application).
+
+With `[api] auth_strategy = keystone` Django sits behind keystonemiddleware's auth_token,
+configured from [keystone_authtoken]. Its decision is always delayed: requests without a
+valid token go on to Django, which answers 401 in Placement's form (the root document
+needs no token), and only the token auth_token validated identifies the caller.
+"""
 import os
 
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
-application = get_wsgi_application()
+
+
+def build_application():
+    application = get_wsgi_application()
+    from placement_site.api import policy  # needs the settings loaded
+
+    policy.check_at_start()
+    if settings.PLACEMENT_AUTH_STRATEGY == "keystone":
+        application = keystone_protected(application)
+    return application
+
+
+def keystone_protected(application):
+    from keystonemiddleware import auth_token
+
+    return auth_token.AuthProtocol(
+        application, {"oslo_config_config": settings.CONF, "delay_auth_decision": True})
+
+
+application = build_application()

@@ -69,3 +69,10 @@ def error_code(response):
 
 def error_detail(response):
     return response.json()["errors"][0]["detail"]
+
+
+@pytest.fixture(autouse=True)
+def legacy_policy_defaults(settings):
+    """The suite runs as the conformance `default` profile: enforce_new_defaults false
+    (an admin may reshape). Tests of the new defaults set it back to True."""
+    settings.PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS = False

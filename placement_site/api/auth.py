@@ -1,4 +1,4 @@
-"""Who is calling: the request context built by noauth2 or from keystone headers."""
+"""Who is calling: the request context built by noauth2 or from a Keystone token."""
 from dataclasses import dataclass, field
 
 
@@ -18,14 +18,6 @@ class RequestContext:
 
 def _split_roles(value):
     return [r.strip() for r in value.split(",") if r.strip()]
-
-
-def _first_header(headers, *names):
-    for name in names:
-        value = headers.get(name)
-        if value is not None:
-            return value
-    return None
 
 
 def noauth2_context(request):
@@ -50,19 +42,31 @@ def noauth2_context(request):
     )
 
 
+# WSGI environ key: placement_site.inprocess's callers (commands, scripts) say who they
+# are here; no HTTP request can set an environ key without the HTTP_ prefix.
+IN_PROCESS_IDENTITY = "placement.in_process_identity"
+
+
 def keystone_context(request):
-    """Identity from the headers an auth middleware (keystonemiddleware) puts in front."""
-    headers = request.headers
-    user_id = _first_header(headers, "X-User-Id", "X-User")
-    if not user_id:
+    """Identity from the token keystonemiddleware's auth_token validated (wsgi.py wraps
+    the application in it). Only the WSGI environment carries it: identity headers a
+    client sends are never believed (auth_token strips them anyway)."""
+    in_process = request.META.get(IN_PROCESS_IDENTITY)
+    if in_process is not None:
+        return in_process
+    token_auth = request.META.get("keystone.token_auth")
+    if token_auth is None or request.META.get("HTTP_X_IDENTITY_STATUS") != "Confirmed":
         return None
+    user = token_auth.user
+    service = token_auth.service
+    service_valid = request.META.get("HTTP_X_SERVICE_IDENTITY_STATUS") == "Confirmed"
     return RequestContext(
-        user_id=user_id,
-        project_id=_first_header(headers, "X-Project-Id", "X-Tenant-Id", "X-Tenant"),
-        roles=_split_roles(_first_header(headers, "X-Roles", "X-Role") or ""),
-        system_scope=headers.get("OpenStack-System-Scope"),
-        domain_id=headers.get("X-Domain-Id"),
-        service_roles=_split_roles(headers.get("X-Service-Roles") or ""),
+        user_id=user.user_id,
+        project_id=user.project_id,
+        roles=list(user.role_names),
+        system_scope="all" if user.system_scoped else None,
+        domain_id=user.domain_id,
+        service_roles=list(service.role_names) if service and service_valid else [],
     )
 
 

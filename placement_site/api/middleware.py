@@ -2,7 +2,7 @@
 request id -> CORS -> authentication -> microversion -> body framing.
 
 Django's own pages (admin, operator UI, static files) bypass the Placement
-stages after the request id.
+stages after the request id, and get the browser protections of PageSecurityMiddleware.
 """
 import json
 import logging
@@ -42,12 +42,45 @@ class RequestIdMiddleware:
         return response
 
 
-class CorsMiddleware:
-    """oslo.middleware-style CORS, active only when origins are configured."""
+class AnyHostMiddleware:
+    """The API answers whatever Host it is reached by (load balancers, container
+    networks such as `placement_api:8778`); Django's host validation, which refuses
+    underscores even with ALLOWED_HOSTS = *, stays for the UI and admin pages."""
 
-    ALLOW_METHODS = "GET, PUT, POST, DELETE, PATCH"
-    EXPOSE_HEADERS = ("X-Auth-Token, X-Openstack-Request-Id, X-Subject-Token, "
-                      "X-Service-Token, OpenStack-API-Version")
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if is_api_path(request.path_info):
+            request.get_host = request._get_raw_host
+        return self.get_response(request)
+
+
+class PageSecurityMiddleware:
+    """Operator UI and admin pages: no framing, and scripts only from our own origin.
+    (The templates still carry inline styles, hence style-src 'unsafe-inline'.)"""
+
+    CONTENT_SECURITY_POLICY = (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+        "frame-ancestors 'none'")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if not is_api_path(request.path_info):
+            response["X-Frame-Options"] = "DENY"
+            response.setdefault("Content-Security-Policy", self.CONTENT_SECURITY_POLICY)
+        return response
+
+
+class CorsMiddleware:
+    """oslo.middleware's CORS behaviour from the [cors] options, active only when
+    origins are configured. Kept in Django rather than oslo.middleware's WSGI filter:
+    that one would sit outside Django and answer preflights before the request-id
+    stage, while Placement's preflight answers carry x-openstack-request-id."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -62,17 +95,24 @@ class CorsMiddleware:
         response = self.get_response(request)
         if origin in origins:
             response["Access-Control-Allow-Origin"] = origin
-            response["Access-Control-Allow-Credentials"] = "true"
-            response["Access-Control-Expose-Headers"] = self.EXPOSE_HEADERS
+            self._credentials(response)
+            if settings.PLACEMENT_CORS_EXPOSE_HEADERS:
+                response["Access-Control-Expose-Headers"] = ", ".join(
+                    settings.PLACEMENT_CORS_EXPOSE_HEADERS)
             patch_vary_headers(response, ["Origin"])
         return response
+
+    @staticmethod
+    def _credentials(response):
+        if settings.PLACEMENT_CORS_ALLOW_CREDENTIALS:
+            response["Access-Control-Allow-Credentials"] = "true"
 
     def _preflight(self, request, origin, origins):
         response = HttpResponse(status=200)
         if origin not in origins:
             return response
         method = request.headers.get("Access-Control-Request-Method", "")
-        if method.upper() not in self.ALLOW_METHODS.split(", "):
+        if method.upper() not in {m.upper() for m in settings.PLACEMENT_CORS_ALLOW_METHODS}:
             return response
         allowed = {h.lower() for h in settings.PLACEMENT_CORS_ALLOW_HEADERS}
         asked = [h.strip() for h in request.headers.get(
@@ -80,8 +120,9 @@ class CorsMiddleware:
         if any(h.lower() not in allowed for h in asked):
             return response
         response["Access-Control-Allow-Origin"] = origin
-        response["Access-Control-Allow-Credentials"] = "true"
-        response["Access-Control-Max-Age"] = "3600"
+        self._credentials(response)
+        if settings.PLACEMENT_CORS_MAX_AGE:
+            response["Access-Control-Max-Age"] = str(settings.PLACEMENT_CORS_MAX_AGE)
         response["Access-Control-Allow-Methods"] = method.upper()
         if asked:
             response["Access-Control-Allow-Headers"] = ",".join(asked)
@@ -109,6 +150,7 @@ class PlacementAuthMiddleware:
             return self.get_response(request)
         context = authenticate(request, settings.PLACEMENT_AUTH_STRATEGY)
         if context is None and not is_root_path(request.path_info):
+            # (In keystone mode auth_token adds WWW-Authenticate on the way out.)
             return HttpResponse(
                 json.dumps(self.UNAUTHORIZED_BODY), status=401,
                 content_type="application/json",

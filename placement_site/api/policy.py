@@ -1,181 +1,202 @@
-"""Authorization: Placement's policy rules and a small oslo.policy-style checker.
+"""Authorization: Placement's policy rules (policy.md) enforced by oslo.policy.
 
-Check strings support `@`, `!`, `role:X`, `rule:NAME`, `project_id:%(project_id)s`
-(any `attr:%(key)s` or `attr:literal`), `and`, `or`, `not` and parentheses.
-Operators override rules with a JSON file (PLACEMENT_POLICY_FILE) mapping
-rule names to check strings; an overridden rule is used as written.
+Every rule is registered as a documented default; operators override rules in a YAML or
+JSON policy file or policy directory ([oslo_policy] policy_file / policy_dirs), and an
+overridden rule is used as written. [oslo_policy] enforce_new_defaults (true, as in
+Placement 16.0.0) drops the deprecated `role:admin` alternatives; enforce_scope refuses
+system- and domain-scoped tokens (every endpoint rule is project-scoped).
 """
-import json
-import re
-from functools import lru_cache
+import copy
+import logging
+import threading
 
 from django.conf import settings
+from oslo_config import cfg
+from oslo_policy import policy
 
+from placement_site import config
 from placement_site.api.exceptions import Forbidden
 
+LOG = logging.getLogger(__name__)
+
 ADMIN_OR_SERVICE = "rule:admin_or_service_api"
-
-# name: (new default, deprecated check or None)
-BASE_RULES = {
-    "admin_api": ("role:admin", None),
-    "service_api": ("role:service", "role:admin"),
-    "admin_or_service_api": ("role:admin or role:service", "role:admin"),
-    "project_reader_api": ("role:reader and project_id:%(project_id)s", "role:admin"),
-    "admin_or_project_reader_or_service_api": (
-        "role:admin or rule:project_reader_api or role:service", "role:admin"),
-}
-
-ENDPOINT_RULES = {
-    name: ADMIN_OR_SERVICE
-    for name in [
-        "placement:resource_providers:list",
-        "placement:resource_providers:create",
-        "placement:resource_providers:show",
-        "placement:resource_providers:update",
-        "placement:resource_providers:delete",
-        "placement:resource_classes:list",
-        "placement:resource_classes:create",
-        "placement:resource_classes:show",
-        "placement:resource_classes:update",
-        "placement:resource_classes:delete",
-        "placement:resource_providers:inventories:list",
-        "placement:resource_providers:inventories:create",
-        "placement:resource_providers:inventories:show",
-        "placement:resource_providers:inventories:update",
-        "placement:resource_providers:inventories:delete",
-        "placement:resource_providers:aggregates:list",
-        "placement:resource_providers:aggregates:update",
-        "placement:resource_providers:usages",
-        "placement:traits:list",
-        "placement:traits:show",
-        "placement:traits:update",
-        "placement:traits:delete",
-        "placement:resource_providers:traits:list",
-        "placement:resource_providers:traits:update",
-        "placement:resource_providers:traits:delete",
-        "placement:allocations:manage",
-        "placement:allocations:list",
-        "placement:allocations:update",
-        "placement:allocations:delete",
-        "placement:resource_providers:allocations:list",
-        "placement:allocation_candidates:list",
-    ]
-}
-ENDPOINT_RULES["placement:usages"] = "rule:admin_or_project_reader_or_service_api"
-ENDPOINT_RULES["placement:reshaper:reshape"] = "rule:service_api"
+PROJECT_SCOPE = ["project"]
+DEFAULT_POLICY_FILE = "policy.yaml"  # oslo.policy's default name: optional
 
 
-@lru_cache(maxsize=4)
-def _load_overrides(path):
-    if not path:
-        return {}
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+def _legacy_admin(name):
+    return policy.DeprecatedRule(
+        name=name, check_str="role:admin",
+        deprecated_reason="Placement's policies know the admin, service and project "
+                          "reader personas; the admin-only default is gone",
+        deprecated_since="7.0.0")
 
 
-def effective_rules():
-    """Rule name -> check string, after deprecations and operator overrides."""
-    overrides = _load_overrides(settings.PLACEMENT_POLICY_FILE)
-    legacy = not settings.PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS
-    rules = {}
-    for name, (new, deprecated) in BASE_RULES.items():
-        if name in overrides:
-            rules[name] = overrides[name]
-        elif legacy and deprecated:
-            rules[name] = f"({new}) or ({deprecated})"
-        else:
-            rules[name] = new
-    for name, check in ENDPOINT_RULES.items():
-        rules[name] = overrides.get(name, check)
-    for name, check in overrides.items():
-        rules.setdefault(name, check)
-    return rules
+BASE_RULES = [
+    policy.RuleDefault("admin_api", "role:admin",
+                       description="Default rule for most placement APIs."),
+    policy.RuleDefault("service_api", "role:service",
+                       description="Default rule for service-to-service placement APIs.",
+                       deprecated_rule=_legacy_admin("service_api")),
+    policy.RuleDefault("admin_or_service_api", "role:admin or role:service",
+                       description="Default rule for most placement APIs.",
+                       deprecated_rule=_legacy_admin("admin_or_service_api")),
+    policy.RuleDefault("project_reader_api", "role:reader and project_id:%(project_id)s",
+                       description="Default rule for project level reader APIs.",
+                       deprecated_rule=_legacy_admin("project_reader_api")),
+    policy.RuleDefault("admin_or_project_reader_or_service_api",
+                       "role:admin or rule:project_reader_api or role:service",
+                       description="Default rule for project level reader APIs.",
+                       deprecated_rule=_legacy_admin("admin_or_project_reader_or_service_api")),
+]
 
 
-# `%(key)s` substitutions contain parentheses but belong to their atom.
-_TOKEN = re.compile(r"\s*(\(|\)|(?:%\([^)]*\)s|[^\s()])+)")
+def _endpoint(name, description, *operations, check=ADMIN_OR_SERVICE):
+    return policy.DocumentedRuleDefault(
+        name=name, check_str=check, description=description,
+        operations=[{"method": method, "path": path} for method, path in operations],
+        scope_types=PROJECT_SCOPE)
 
 
-def _tokenize(text):
-    return [m.group(1) for m in _TOKEN.finditer(text or "")]
+RP = "/resource_providers/{uuid}"
+ENDPOINT_DEFAULTS = [
+    _endpoint("placement:resource_providers:list", "List resource providers.",
+              ("GET", "/resource_providers")),
+    _endpoint("placement:resource_providers:create", "Create resource provider.",
+              ("POST", "/resource_providers")),
+    _endpoint("placement:resource_providers:show", "Show resource provider.", ("GET", RP)),
+    _endpoint("placement:resource_providers:update", "Update resource provider.",
+              ("PUT", RP)),
+    _endpoint("placement:resource_providers:delete", "Delete resource provider.",
+              ("DELETE", RP)),
+    _endpoint("placement:resource_classes:list", "List resource classes.",
+              ("GET", "/resource_classes")),
+    _endpoint("placement:resource_classes:create", "Create resource class.",
+              ("POST", "/resource_classes")),
+    _endpoint("placement:resource_classes:show", "Show resource class.",
+              ("GET", "/resource_classes/{name}")),
+    _endpoint("placement:resource_classes:update", "Update resource class.",
+              ("PUT", "/resource_classes/{name}")),
+    _endpoint("placement:resource_classes:delete", "Delete resource class.",
+              ("DELETE", "/resource_classes/{name}")),
+    _endpoint("placement:resource_providers:inventories:list",
+              "List resource provider inventories.", ("GET", RP + "/inventories")),
+    _endpoint("placement:resource_providers:inventories:create",
+              "Create one resource provider inventory.", ("POST", RP + "/inventories")),
+    _endpoint("placement:resource_providers:inventories:show",
+              "Show resource provider inventory.",
+              ("GET", RP + "/inventories/{resource_class}")),
+    _endpoint("placement:resource_providers:inventories:update",
+              "Update resource provider inventory.", ("PUT", RP + "/inventories"),
+              ("PUT", RP + "/inventories/{resource_class}")),
+    _endpoint("placement:resource_providers:inventories:delete",
+              "Delete resource provider inventory.", ("DELETE", RP + "/inventories"),
+              ("DELETE", RP + "/inventories/{resource_class}")),
+    _endpoint("placement:resource_providers:aggregates:list",
+              "List resource provider aggregates.", ("GET", RP + "/aggregates")),
+    _endpoint("placement:resource_providers:aggregates:update",
+              "Update resource provider aggregates.", ("PUT", RP + "/aggregates")),
+    _endpoint("placement:resource_providers:usages", "List resource provider usages.",
+              ("GET", RP + "/usages")),
+    _endpoint("placement:usages", "List total resource usages for a given project.",
+              ("GET", "/usages"), check="rule:admin_or_project_reader_or_service_api"),
+    _endpoint("placement:traits:list", "List traits.", ("GET", "/traits")),
+    _endpoint("placement:traits:show", "Show trait.", ("GET", "/traits/{name}")),
+    _endpoint("placement:traits:update", "Update trait.", ("PUT", "/traits/{name}")),
+    _endpoint("placement:traits:delete", "Delete trait.", ("DELETE", "/traits/{name}")),
+    _endpoint("placement:resource_providers:traits:list", "List resource provider traits.",
+              ("GET", RP + "/traits")),
+    _endpoint("placement:resource_providers:traits:update",
+              "Update resource provider traits.", ("PUT", RP + "/traits")),
+    _endpoint("placement:resource_providers:traits:delete",
+              "Delete resource provider traits.", ("DELETE", RP + "/traits")),
+    _endpoint("placement:allocations:manage", "Manage allocations.",
+              ("POST", "/allocations")),
+    _endpoint("placement:allocations:list", "List allocations.",
+              ("GET", "/allocations/{consumer_uuid}")),
+    _endpoint("placement:allocations:update", "Update allocations.",
+              ("PUT", "/allocations/{consumer_uuid}")),
+    _endpoint("placement:allocations:delete", "Delete allocations.",
+              ("DELETE", "/allocations/{consumer_uuid}")),
+    _endpoint("placement:resource_providers:allocations:list",
+              "List resource provider allocations.", ("GET", RP + "/allocations")),
+    _endpoint("placement:allocation_candidates:list", "List allocation candidates.",
+              ("GET", "/allocation_candidates")),
+    _endpoint("placement:reshaper:reshape", "Reshape Inventory and Allocations.",
+              ("POST", "/reshaper"), check="rule:service_api"),
+]
+ENDPOINT_RULES = {rule.name: rule.check_str for rule in ENDPOINT_DEFAULTS}
 
 
-class _Checker:
-    """Recursive-descent evaluation: or < and < not < atom."""
+class PolicyFileError(Exception):
+    """The configured policy file or directory cannot be read."""
 
-    def __init__(self, rules, context, target, depth=0):
-        self.rules = rules
-        self.context = context
-        self.target = target
-        self.depth = depth
 
-    def evaluate(self, text):
-        tokens = _tokenize(text)
-        if not tokens:
-            return True  # an empty rule allows everything, as in oslo.policy
-        self.tokens = tokens
-        self.pos = 0
-        result = self._or()
-        return result
+class PlacementEnforcer(policy.Enforcer):
+    """An Enforcer that keeps its last good rules when a policy file turns bad."""
 
-    def _peek(self):
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+    def load_rules(self, force_reload=False):
+        rules, file_rules = copy.copy(self.rules), copy.copy(self.file_rules)
+        try:
+            super().load_rules(force_reload)
+        except Exception as exc:  # YAML errors, a list instead of a mapping, bad checks...
+            message = (f"[oslo_policy] {self.policy_path or self.policy_file}: unusable "
+                       f"policy rules: {' '.join(str(exc).split())}")
+            if not rules:
+                raise PolicyFileError(message) from exc
+            LOG.error("%s; the previous rules stay in force", message)
+            self.rules, self.file_rules = rules, file_rules
 
-    def _next(self):
-        token = self._peek()
-        self.pos += 1
-        return token
 
-    def _or(self):
-        result = self._and()
-        while self._peek() == "or":
-            self._next()
-            right = self._and()
-            result = result or right
-        return result
+_lock = threading.Lock()
+_enforcers = {}
 
-    def _and(self):
-        result = self._not()
-        while self._peek() == "and":
-            self._next()
-            right = self._not()
-            result = result and right
-        return result
 
-    def _not(self):
-        if self._peek() == "not":
-            self._next()
-            return not self._not()
-        return self._atom()
+def _enforcer_key():
+    return (settings.PLACEMENT_POLICY_FILE, tuple(settings.PLACEMENT_POLICY_DIRS),
+            settings.PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS)
 
-    def _atom(self):
-        token = self._next()
-        if token == "(":
-            result = self._or()
-            self._next()  # ")"
-            return result
-        return self._check(token or "!")
 
-    def _check(self, token):
-        if token == "@":
-            return True
-        if token == "!":
-            return False
-        kind, _, match = token.partition(":")
-        if kind == "rule":
-            if self.depth > 20 or match not in self.rules:
-                return False
-            return _Checker(self.rules, self.context, self.target, self.depth + 1).evaluate(
-                self.rules[match])
-        if kind == "role":
-            return match.lower() in (r.lower() for r in self.context.roles)
-        # generic `attr:value`, value may be %(key)s taken from the target
-        if match.startswith("%(") and match.endswith(")s"):
-            expected = self.target.get(match[2:-2])
-        else:
-            expected = match
-        actual = getattr(self.context, kind, None)
-        return expected is not None and actual is not None and str(actual) == str(expected)
+def enforcer():
+    """The Enforcer for the current settings (tests change them), rules loaded."""
+    key = _enforcer_key()
+    with _lock:
+        found = _enforcers.get(key)
+        if found is None:
+            found = _enforcers[key] = _build_enforcer(*key)
+        found.load_rules()
+    return found
+
+
+def _build_enforcer(policy_file, policy_dirs, enforce_new_defaults):
+    # A ConfigOpts of its own, on the same files, so that relative policy paths are
+    # found where oslo.policy looks for them (beside the configuration files).
+    conf = cfg.ConfigOpts()
+    conf(args=[], project="placement", default_config_files=settings.CONF.config_file,
+         default_config_dirs=[], use_env=False)
+    result = PlacementEnforcer(conf, policy_file=policy_file)
+    conf.set_override("enforce_new_defaults", enforce_new_defaults, group="oslo_policy")
+    conf.set_override("policy_dirs", list(policy_dirs), group="oslo_policy")
+    result.register_defaults(BASE_RULES + ENDPOINT_DEFAULTS)
+    if policy_file != DEFAULT_POLICY_FILE and not conf.find_file(policy_file):
+        raise PolicyFileError(f"[oslo_policy] policy_file: no such file {policy_file}")
+    return result
+
+
+def check_at_start():
+    """Load the policy now: an unreadable file stops the service with one line."""
+    try:
+        enforcer()
+    except PolicyFileError as exc:
+        config.stop(exc)
+
+
+def credentials(context):
+    creds = {"user_id": context.user_id, "project_id": context.project_id,
+             "roles": context.roles, "service_roles": context.service_roles}
+    if settings.PLACEMENT_POLICY_ENFORCE_SCOPE:
+        creds.update(system_scope=context.system_scope, domain_id=context.domain_id)
+    return creds
 
 
 def authorize(request, rule, target=None):
@@ -183,10 +204,5 @@ def authorize(request, rule, target=None):
     context = request.context
     if target is None:
         target = {"project_id": context.project_id, "user_id": context.user_id}
-    rules = effective_rules()
-    # Every Placement rule is project-scoped: system or domain tokens never pass.
-    scoped_out = bool(context.system_scope) or bool(context.domain_id)
-    allowed = (not scoped_out) and _Checker(rules, context, target).evaluate(
-        rules.get(rule, ADMIN_OR_SERVICE))
-    if not allowed:
+    if not enforcer().enforce(rule, target, credentials(context)):
         raise Forbidden(f"Policy does not allow {rule} to be performed.")

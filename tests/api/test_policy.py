@@ -56,8 +56,8 @@ def profile_settings(settings, tmp_path):
     def apply(profile):
         settings.PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS = profile == "secure-rbac"
         if profile == "open-policy":
-            path = tmp_path / "policy.json"
-            path.write_text(json.dumps({name: "@" for name in ENDPOINT_RULES}))
+            path = tmp_path / "policy.yaml"
+            path.write_text("".join(f'"{name}": "@"\n' for name in ENDPOINT_RULES))
             settings.PLACEMENT_POLICY_FILE = str(path)
     return apply
 

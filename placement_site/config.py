@@ -1,0 +1,236 @@
+"""The service's configuration: placement.conf (oslo.config) and environment variables.
+
+Sources, later wins: option defaults, `/etc/placement/placement.conf` (when it exists),
+the file named by PLACEMENT_CONFIG_FILE, then the environment variables of ENVIRONMENT.
+Section and option names are Placement's own ([placement_database], [api], [placement],
+[oslo_policy], [cors], [keystone_authtoken]); [django] holds the web framework's few.
+This is the only module that reads the process environment; settings.py asks it.
+"""
+import os
+import re
+import secrets
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+from keystonemiddleware import opts as authtoken_opts
+from oslo_config import cfg
+from oslo_middleware import cors
+from oslo_policy import opts as policy_opts
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SYSTEM_CONFIG_FILE = "/etc/placement/placement.conf"
+ZERO_UUID = "00000000-0000-0000-0000-000000000000"
+
+
+class ConfigError(Exception):
+    """A configuration problem, told in one line that names the option."""
+
+
+OPTIONS = {
+    "placement_database": [
+        cfg.StrOpt("connection", secret=True,
+                   help="Database URL, SQLAlchemy style: postgresql://user:pass@host:5432/db "
+                        "(also postgresql+psycopg2://) or sqlite:///path (relative to the "
+                        "working directory; sqlite:////abs/path). Default: a SQLite file "
+                        "under the data directory."),
+        cfg.IntOpt("conn_max_age", default=60, min=0,
+                   help="Seconds a PostgreSQL connection is kept for later requests."),
+        cfg.StrOpt("sqlite_test_name",
+                   help="SQLite file the test suite creates (default: in memory)."),
+    ],
+    "api": [
+        cfg.StrOpt("auth_strategy", default="noauth2", choices=["noauth2", "keystone"],
+                   help="noauth2: X-Auth-Token 'user[:project]', token 'admin' is an "
+                        "administrator (development only). keystone: tokens validated by "
+                        "keystonemiddleware's auth_token, configured in [keystone_authtoken]."),
+    ],
+    "placement": [
+        cfg.BoolOpt("randomize_allocation_candidates", default=False,
+                    help="Shuffle allocation candidates before the limit is applied."),
+        cfg.IntOpt("max_allocation_candidates", default=-1, min=-1,
+                   help="Cap on the allocation candidates returned (-1: unlimited)."),
+        cfg.StrOpt("allocation_candidates_generation_strategy", default="depth-first",
+                   choices=["depth-first", "breadth-first"],
+                   help="depth-first: each root provider's candidates in turn; "
+                        "breadth-first: one candidate per root provider in turn, so that "
+                        "max_allocation_candidates spreads over more trees."),
+        cfg.IntOpt("allocation_conflict_retry_count", default=10, min=0,
+                   help="Internal retries of an allocation write that lost a generation "
+                        "race to a concurrent writer."),
+        cfg.StrOpt("incomplete_consumer_project_id", default=ZERO_UUID,
+                   help="Project of consumers written before microversion 1.8."),
+        cfg.StrOpt("incomplete_consumer_user_id", default=ZERO_UUID,
+                   help="User of consumers written before microversion 1.8."),
+    ],
+    "oslo_policy": [
+        cfg.BoolOpt("enforce_scope", default=True,
+                    help="Refuse tokens whose scope (system, domain) is not one of the "
+                         "rule's scope types; every Placement rule is project-scoped."),
+    ],
+    "django": [
+        cfg.StrOpt("secret_key", secret=True,
+                   help="Key signing the operator UI's sessions. Default: generated once "
+                        "per installation and kept in <data_dir>/secret_key."),
+        cfg.BoolOpt("debug", default=False, help="Django debug pages (never in production)."),
+        cfg.ListOpt("allowed_hosts", default=["*"],
+                    help="Host names the operator UI and admin answer to; the API serves "
+                         "any Host header."),
+        cfg.StrOpt("log_level", default="INFO",
+                   choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+                   ignore_case=True, help="Root log level."),
+        cfg.StrOpt("data_dir", default=str(BASE_DIR / "data"),
+                   help="Directory of the default SQLite database and generated secret key."),
+    ],
+}
+
+# Placement's CORS defaults on top of oslo.middleware's [cors] options.
+CORS_DEFAULTS = {
+    "allow_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status",
+                      "X-Roles", "X-Service-Catalog", "X-User-Id", "X-Tenant-Id",
+                      "OpenStack-API-Version"],
+    "expose_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Subject-Token",
+                       "X-Service-Token", "OpenStack-API-Version"],
+    "allow_methods": ["GET", "PUT", "POST", "DELETE", "PATCH"],
+}
+
+# Environment variable -> (section, option); a set variable wins over the files.
+ENVIRONMENT = {
+    "DATABASE_URL": ("placement_database", "connection"),
+    "DATABASE_CONN_MAX_AGE": ("placement_database", "conn_max_age"),
+    "SQLITE_TEST_NAME": ("placement_database", "sqlite_test_name"),
+    "PLACEMENT_AUTH_STRATEGY": ("api", "auth_strategy"),
+    "PLACEMENT_CORS_ALLOWED_ORIGINS": ("cors", "allowed_origin"),
+    "PLACEMENT_CORS_ALLOW_HEADERS": ("cors", "allow_headers"),
+    "PLACEMENT_POLICY_FILE": ("oslo_policy", "policy_file"),
+    "PLACEMENT_POLICY_DIRS": ("oslo_policy", "policy_dirs"),
+    "PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS": ("oslo_policy", "enforce_new_defaults"),
+    "PLACEMENT_POLICY_ENFORCE_SCOPE": ("oslo_policy", "enforce_scope"),
+    "PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES": ("placement", "randomize_allocation_candidates"),
+    "PLACEMENT_MAX_ALLOCATION_CANDIDATES": ("placement", "max_allocation_candidates"),
+    "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY":
+        ("placement", "allocation_candidates_generation_strategy"),
+    "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT": ("placement", "allocation_conflict_retry_count"),
+    "PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID": ("placement", "incomplete_consumer_project_id"),
+    "PLACEMENT_INCOMPLETE_CONSUMER_USER_ID": ("placement", "incomplete_consumer_user_id"),
+    "SECRET_KEY": ("django", "secret_key"),
+    "DEBUG": ("django", "debug"),
+    "ALLOWED_HOSTS": ("django", "allowed_hosts"),
+    "LOG_LEVEL": ("django", "log_level"),
+    "PLACEMENT_DATA_DIR": ("django", "data_dir"),
+}
+
+
+def option_groups():
+    """(section, options) of every option the service reads, in config_sample's order."""
+    return [
+        ("api", OPTIONS["api"]),
+        ("placement_database", OPTIONS["placement_database"]),
+        ("placement", OPTIONS["placement"]),
+        ("oslo_policy", policy_opts.list_opts()[0][1] + OPTIONS["oslo_policy"]),
+        ("cors", cors.OPTS),
+        *authtoken_opts.list_auth_token_opts(),
+        ("django", OPTIONS["django"]),
+    ]
+
+
+def register_options(conf):
+    """Every option, with Placement's defaults where they differ from the libraries'."""
+    for group, options in option_groups():
+        conf.register_opts(options, group=group)
+    for name, value in CORS_DEFAULTS.items():
+        conf.set_default(name, value, group="cors")
+    # Placement 16.0.0: the new (persona) policy defaults are on.
+    conf.set_default("enforce_new_defaults", True, group="oslo_policy")
+
+
+def config_files(environ):
+    files = [SYSTEM_CONFIG_FILE] if os.path.isfile(SYSTEM_CONFIG_FILE) else []
+    named = environ.get("PLACEMENT_CONFIG_FILE")
+    if named:
+        if not os.path.isfile(named):
+            raise ConfigError(f"PLACEMENT_CONFIG_FILE: no such file {named}")
+        files.append(named)
+    return files
+
+
+def load(environ=None):
+    """Parse the files and the environment; raise ConfigError on any bad value."""
+    environ = os.environ if environ is None else environ
+    conf = cfg.ConfigOpts()
+    register_options(conf)
+    files = config_files(environ)
+    options = {(group, opt.dest): opt for group, opts in option_groups() for opt in opts}
+    try:
+        conf(args=[], project="placement", default_config_files=files,
+             default_config_dirs=[], use_env=False)
+    except cfg.Error as exc:
+        raise ConfigError(_one_line(exc))
+    for variable, (group, name) in ENVIRONMENT.items():
+        value = environ.get(variable)
+        if value is None:
+            continue
+        opt = options[group, name]
+        if isinstance(opt, cfg.ListOpt):
+            value = [item.strip() for item in value.split(",") if item.strip()]
+        elif isinstance(opt, cfg.MultiStrOpt):
+            value = [value]
+        try:
+            conf.set_override(name, value, group=group)
+        except ValueError as exc:
+            raise ConfigError(f"{variable} ([{group}] {name}): {_one_line(exc)}")
+    for group, name in options:  # oslo.config converts lazily: find bad values now
+        try:
+            conf[group][name]
+        except (cfg.Error, ValueError) as exc:
+            raise ConfigError(f"[{group}] {name}: {_one_line(exc)}")
+    _check_database_url(conf.placement_database.connection)
+    return conf
+
+
+def _one_line(exc):
+    text = " ".join(str(exc).split())
+    # oslo.config's "Value for option X from LocationInfo(..., detail='FILE') is not valid:"
+    return re.sub(r"Value for option \S+ from LocationInfo\(.*?detail='(.*?)'\) is not valid:",
+                  r"bad value in \1:", text)
+
+
+def _check_database_url(url):
+    if not url:
+        return
+    scheme = urlparse(url).scheme.split("+")[0]
+    if scheme in ("mysql", "mariadb"):
+        raise ConfigError(
+            "[placement_database] connection: MySQL/MariaDB is not supported; move the "
+            "data to PostgreSQL or SQLite with `python manage.py import_placement_db URL` "
+            "and point connection there")
+    if scheme not in ("sqlite", "postgres", "postgresql"):
+        raise ConfigError(f"[placement_database] connection: unsupported database "
+                          f"{scheme or url!r} (postgresql:// or sqlite:///)")
+
+
+def secret_key(conf, data_dir):
+    """The configured key, else this installation's own, created once under data_dir."""
+    if conf.django.secret_key:
+        return conf.django.secret_key
+    path = Path(data_dir) / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written aside and linked in place: concurrent workers agree on one key.
+        scratch = path.with_name(f".secret_key.{os.getpid()}")
+        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50))
+        try:
+            os.link(scratch, path)
+        except FileExistsError:
+            pass
+        finally:
+            scratch.unlink()
+    return path.read_text().strip()
+
+
+def stop(exc):
+    """Exit with the one-line message of a ConfigError (no traceback)."""
+    sys.stderr.write(f"placement: configuration error: {exc}\n")
+    raise SystemExit(4)
