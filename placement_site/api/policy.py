@@ -34,19 +34,20 @@ def _legacy_admin(name):
 
 BASE_RULES = [
     policy.RuleDefault("admin_api", "role:admin",
-                       description="Default rule for most placement APIs."),
+                       description="Administrators (no endpoint rule uses it by default)."),
     policy.RuleDefault("service_api", "role:service",
-                       description="Default rule for service-to-service placement APIs.",
+                       description="Other services (nova, neutron...) calling on their own behalf.",
                        deprecated_rule=_legacy_admin("service_api")),
     policy.RuleDefault("admin_or_service_api", "role:admin or role:service",
-                       description="Default rule for most placement APIs.",
+                       description="Administrators or services: most endpoints.",
                        deprecated_rule=_legacy_admin("admin_or_service_api")),
     policy.RuleDefault("project_reader_api", "role:reader and project_id:%(project_id)s",
-                       description="Default rule for project level reader APIs.",
+                       description="Readers of the project the request is about.",
                        deprecated_rule=_legacy_admin("project_reader_api")),
     policy.RuleDefault("admin_or_project_reader_or_service_api",
                        "role:admin or rule:project_reader_api or role:service",
-                       description="Default rule for project level reader APIs.",
+                       description="Administrators, services or readers of the project "
+                                   "the request is about.",
                        deprecated_rule=_legacy_admin("admin_or_project_reader_or_service_api")),
 ]
 
@@ -98,7 +99,7 @@ ENDPOINT_DEFAULTS = [
               "Update resource provider aggregates.", ("PUT", RP + "/aggregates")),
     _endpoint("placement:resource_providers:usages", "List resource provider usages.",
               ("GET", RP + "/usages")),
-    _endpoint("placement:usages", "List total resource usages for a given project.",
+    _endpoint("placement:usages", "Show the resources a project (or one of its users) uses.",
               ("GET", "/usages"), check="rule:admin_or_project_reader_or_service_api"),
     _endpoint("placement:traits:list", "List traits.", ("GET", "/traits")),
     _endpoint("placement:traits:show", "Show trait.", ("GET", "/traits/{name}")),
@@ -122,7 +123,7 @@ ENDPOINT_DEFAULTS = [
               "List resource provider allocations.", ("GET", RP + "/allocations")),
     _endpoint("placement:allocation_candidates:list", "List allocation candidates.",
               ("GET", "/allocation_candidates")),
-    _endpoint("placement:reshaper:reshape", "Reshape Inventory and Allocations.",
+    _endpoint("placement:reshaper:reshape", "Move inventories and allocations between providers in one step.",
               ("POST", "/reshaper"), check="rule:service_api"),
 ]
 ENDPOINT_RULES = {rule.name: rule.check_str for rule in ENDPOINT_DEFAULTS}
@@ -158,13 +159,13 @@ def _enforcer_key():
 
 
 def enforcer():
-    """The Enforcer for the current settings (tests change them), rules loaded."""
+    """The Enforcer for the current settings (tests change them). It (re)loads its
+    policy files itself, on each check, when they changed."""
     key = _enforcer_key()
     with _lock:
         found = _enforcers.get(key)
         if found is None:
             found = _enforcers[key] = _build_enforcer(*key)
-        found.load_rules()
     return found
 
 
@@ -186,7 +187,7 @@ def _build_enforcer(policy_file, policy_dirs, enforce_new_defaults):
 def check_at_start():
     """Load the policy now: an unreadable file stops the service with one line."""
     try:
-        enforcer()
+        enforcer().load_rules()
     except PolicyFileError as exc:
         config.stop(exc)
 

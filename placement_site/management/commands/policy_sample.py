@@ -22,8 +22,9 @@ class Command(BaseCommand):
             lines.append(f'#"{rule.name}": "{rule.check_str}"')
             deprecated = rule.deprecated_rule
             if deprecated is not None:
-                lines.append(f"# With [oslo_policy] enforce_new_defaults = false the check "
-                             f'is also met by the deprecated "{deprecated.check_str}" '
-                             f"(since {deprecated.deprecated_since}).")
+                note = (f"With [oslo_policy] enforce_new_defaults = false the check is "
+                        f'also met by the deprecated "{deprecated.check_str}" '
+                        f"(since {deprecated.deprecated_since}).")
+                lines += [f"# {line}" for line in textwrap.wrap(note, 86)]
             lines.append("")
         self.stdout.write("\n".join(lines))
