@@ -75,3 +75,19 @@ def test_without_cors_a_preflight_is_an_ordinary_405(api):
     assert response.status_code == 405
     assert "Access-Control-Allow-Origin" not in response
     assert "Access-Control-Allow-Origin" not in api.get("/", headers={"Origin": VALID})
+
+
+@cors_profile
+def test_the_other_cors_options_take_effect(api, settings):
+    """[cors] allow_credentials, max_age, allow_methods and expose_headers."""
+    settings.PLACEMENT_CORS_ALLOW_CREDENTIALS = False
+    settings.PLACEMENT_CORS_MAX_AGE = 60
+    settings.PLACEMENT_CORS_ALLOW_METHODS = ["GET"]
+    settings.PLACEMENT_CORS_EXPOSE_HEADERS = ["X-Openstack-Request-Id"]
+    response = preflight(api)
+    assert response["Access-Control-Max-Age"] == "60"
+    assert "Access-Control-Allow-Credentials" not in response
+    assert "Access-Control-Allow-Origin" not in preflight(api, method="PUT")
+    actual = api.get("/", headers={"Origin": VALID})
+    assert actual["Access-Control-Expose-Headers"] == "X-Openstack-Request-Id"
+    assert "Access-Control-Allow-Credentials" not in actual
