@@ -280,3 +280,18 @@ def test_operator_override_is_used_as_written(settings, tmp_path, make_api):
     admin = make_api()
     assert admin.post("/reshaper", body).status_code == 403  # legacy mode, overridden
     assert admin.post("/reshaper", body, headers={"X-Roles": "service"}).status_code == 204
+
+
+@pytest.mark.django_db
+def test_policy_directories_and_yaml_files_are_read(settings, tmp_path, make_api):
+    """oslo.policy's policy_dirs: files there override the policy file's rules."""
+    (tmp_path / "policy.yaml").write_text('"placement:traits:list": "@"\n')
+    policy_d = tmp_path / "policy.d"
+    policy_d.mkdir()
+    (policy_d / "50-traits.yaml").write_text("placement:resource_classes:list: '@'\n")
+    settings.PLACEMENT_POLICY_FILE = str(tmp_path / "policy.yaml")
+    settings.PLACEMENT_POLICY_DIRS = [str(policy_d)]
+    user = make_api(token="user")
+    assert user.get("/traits").status_code == 200
+    assert user.get("/resource_classes").status_code == 200
+    assert user.get("/resource_providers").status_code == 403
