@@ -1,0 +1,379 @@
+"""import_placement_db: a Placement 16.0.0 database -> our models, exactly.
+
+The source is read inside one snapshot. Everything is written in one
+transaction with provider, aggregate, project, user, consumer type, consumer,
+inventory and allocation ids kept (ids mean nothing outside their database,
+but keeping them saves a lookup table per reference, so memory stays bounded
+by the batch size; only the provider tree's skeleton, ids and parents, is held
+to compute the nested sets). Resource classes and traits are mapped by name.
+Timestamps go in as they are (raw inserts: the models' auto_now_add would
+replace them). After writing, the content fingerprints of source and target
+must be equal, or everything is rolled back.
+"""
+import io
+import time
+from dataclasses import dataclass, field
+
+from django.core.management.color import no_style
+from django.db import connection, transaction
+from datetime import timezone as dt_timezone
+from tqdm import tqdm
+
+from allocations.management.commands.placement_status import (
+    check_allocations_have_inventory, check_capacity,
+)
+from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from allocations.upstream import UpstreamError, content, schema
+from allocations.upstream.dbapi import Database, to_utc
+from allocations.upstream.problems import Problems, build_forest
+from providers.models import (
+    Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider,
+    Trait,
+)
+
+BATCH_SIZE = 5000
+
+SKELETON = "SELECT id, parent_provider_id, root_provider_id FROM resource_providers"
+PROVIDERS = ("SELECT id, uuid, name, generation, created_at, updated_at, parent_provider_id "
+             "FROM resource_providers")
+AGGREGATES = "SELECT id, uuid, created_at, updated_at FROM placement_aggregates"
+PROVIDER_TRAITS = ("SELECT resource_provider_id, trait_id, created_at, updated_at "
+                   "FROM resource_provider_traits")
+PROVIDER_AGGREGATES = """
+SELECT x.resource_provider_id, x.aggregate_id, a.id
+FROM resource_provider_aggregates x
+LEFT JOIN placement_aggregates a ON a.id = x.aggregate_id AND a.uuid IS NOT NULL"""
+INVENTORIES = ("SELECT id, resource_provider_id, resource_class_id, total, reserved, min_unit, "
+               "max_unit, step_size, allocation_ratio, created_at, updated_at FROM inventories")
+PROJECTS = "SELECT id, external_id FROM projects"
+USERS = "SELECT id, external_id FROM users"
+CONSUMER_TYPES = "SELECT id, name, created_at, updated_at FROM consumer_types"
+CONSUMERS = f"""
+SELECT c.id, c.uuid, c.project_id, c.user_id, c.consumer_type_id, c.generation,
+       c.created_at, c.updated_at, CASE WHEN {content.SOURCE_CONSUMER_OK} THEN 1 ELSE 0 END
+FROM consumers c {content.SOURCE_CONSUMER_JOINS}"""
+ALLOCATIONS = f"""
+SELECT a.id, a.resource_provider_id, a.resource_class_id, a.consumer_id, a.used,
+       a.created_at, a.updated_at, c.id, CASE WHEN {content.SOURCE_CONSUMER_OK} THEN 1 ELSE 0 END
+FROM allocations a
+LEFT JOIN consumers c ON c.uuid = a.consumer_id {content.SOURCE_CONSUMER_JOINS}"""
+
+# Our tables that must be empty (standard classes and traits exist from `migrate`).
+TARGET_TABLES = [ResourceProvider, Aggregate, Inventory, ProviderTrait, ProviderAggregate,
+                 Project, User, ConsumerType, Consumer, Allocation]
+
+
+class _Rollback(Exception):
+    """Raised inside the transaction to undo it (dry run, problems, mismatch)."""
+
+
+@dataclass
+class ImportResult:
+    verification: list = field(default_factory=list)  # (view, source rows, target rows, equal)
+    problems: Problems = field(default_factory=Problems)
+    written: dict = field(default_factory=dict)  # our table -> rows written
+    seconds: float = 0.0
+    committed: bool = False
+    nothing_to_do: bool = False
+    differences: list = field(default_factory=list)
+
+    @property
+    def rows(self):
+        return sum(self.written.values())
+
+
+def check_source_schema(source):
+    """Refuse anything but Placement 16.0.0's schema, before reading data."""
+    found = source.table_columns()
+    if "alembic_version" not in found:
+        raise UpstreamError("source table 'alembic_version' is missing: not a Placement "
+                            f"database of revision {schema.REVISION} ({schema.RELEASE})")
+    revisions = [r[0] for r in source.all("SELECT version_num FROM alembic_version")]
+    if revisions != [schema.REVISION]:
+        have = ", ".join(revisions) or "none"
+        raise UpstreamError(f"source schema revision is {have}; only {schema.REVISION} "
+                            f"({schema.RELEASE}) is supported")
+    for table in schema.TABLES:
+        if table not in found:
+            raise UpstreamError(f"source table {table!r} is missing")
+        missing = [c for c in schema.columns(table) if c not in found[table]]
+        if missing:
+            raise UpstreamError(f"source table {table!r} lacks column(s) {', '.join(missing)}")
+
+
+def target_contents():
+    """{what: count} of the rows that make our database non-empty."""
+    counts = {model._meta.db_table: model.objects.count() for model in TARGET_TABLES}
+    counts["custom resource_classes"] = ResourceClass.objects.filter(
+        name__startswith="CUSTOM_").count()
+    counts["custom traits"] = Trait.objects.filter(name__startswith="CUSTOM_").count()
+    return {name: n for name, n in counts.items() if n}
+
+
+def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_SIZE,
+                    progress=None, keep=True):
+    """Import the Placement database at `url` into ours. Returns an ImportResult.
+
+    keep=False rolls back even a successful import (the benchmark).
+    Raises UpstreamError for anything that stops the import (nothing written).
+    """
+    started = time.monotonic()
+    source = Database(url)
+    try:
+        check_source_schema(source)
+        source.begin_snapshot()
+        result = ImportResult()
+        existing = target_contents()
+        if existing:
+            _compare_with_existing(source, existing, result, batch_size)
+            return result
+        try:
+            with transaction.atomic():
+                _write_everything(source, result, skip_invalid, batch_size, progress)
+                if result.problems.stops_import(skip_invalid):
+                    raise _Rollback()
+                _verify(source, result, batch_size)
+                if not all(equal for *_, equal in result.verification):
+                    raise _Rollback()
+                if dry_run or not keep:
+                    raise _Rollback()
+                result.committed = True
+        except _Rollback:
+            pass
+        result.seconds = time.monotonic() - started
+        return result
+    finally:
+        source.end()
+        source.close()
+
+
+def _compare_with_existing(source, existing, result, batch_size):
+    what = ", ".join(f"{n} {name}" for name, n in existing.items())
+    theirs = content.source_fingerprints(source, batch_size)
+    ours = content.target_fingerprints(connection, batch_size)
+    if theirs != ours:
+        raise UpstreamError(f"the target database is not empty ({what}) and differs from "
+                            "the source; import only into an empty database")
+    result.nothing_to_do = True
+    result.verification = [(name, theirs[name].rows, ours[name].rows, True) for name in theirs]
+
+
+def _verify(source, result, batch_size):
+    theirs = content.source_fingerprints(source, batch_size)
+    ours = content.target_fingerprints(connection, batch_size)
+    result.verification = [(name, theirs[name].rows, ours[name].rows, theirs[name] == ours[name])
+                           for name in content.VIEWS]
+    for name, *_, equal in result.verification:
+        if not equal:
+            result.differences += [f"{name}: {line}" for line in
+                                   content.first_differences(source, connection, name)]
+    for check in (check_capacity, check_allocations_have_inventory):
+        found = check()
+        if found.code:
+            result.problems.note(found.details)
+            result.problems.notes += [f"  {example}" for example in found.examples]
+
+
+# --- writing ------------------------------------------------------------------------------
+
+class _Writer:
+    """Bulk inserts into our tables: COPY on PostgreSQL, executemany elsewhere."""
+
+    def __init__(self):
+        self.postgresql = connection.vendor == "postgresql"
+        self.written = {}
+
+    def stamp(self, value):
+        if value is None:
+            return None
+        aware = value.replace(tzinfo=dt_timezone.utc)
+        return aware if self.postgresql else connection.ops.adapt_datetimefield_value(aware)
+
+    def insert(self, table, columns, rows):
+        if not rows:
+            return
+        with connection.cursor() as cursor:
+            if self.postgresql:
+                buffer = io.StringIO()
+                for row in rows:
+                    buffer.write("\t".join(_copy_text(v) for v in row))
+                    buffer.write("\n")
+                buffer.seek(0)
+                cursor.copy_expert(f"COPY {table} ({', '.join(columns)}) FROM STDIN", buffer)
+            else:
+                marks = ", ".join(["%s"] * len(columns))
+                cursor.executemany(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+        self.written[table] = self.written.get(table, 0) + len(rows)
+
+
+def _copy_text(value):
+    if value is None:
+        return r"\N"
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    text = str(value)
+    return (text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+            .replace("\r", "\\r"))
+
+
+def _write_everything(source, result, skip_invalid, batch_size, progress):
+    writer = _Writer()
+    problems = result.problems
+    counts = {t: source.all(f"SELECT COUNT(*) FROM {t}")[0][0] for t in schema.TABLES}
+
+    def bar(table):
+        return tqdm(total=counts[table], desc=f"{table:28}", unit=" rows", file=progress,
+                    disable=progress is None, leave=True, mininterval=0.5)
+
+    def stream(sql):
+        return source.stream(sql, batch_size=batch_size)
+
+    class_ids = _map_names(source, writer, "resource_classes", ResourceClass)
+    trait_ids = _map_names(source, writer, "traits", Trait)
+
+    skeleton = [row for batch in stream(SKELETON) for row in batch]
+    nodes = build_forest(skeleton, problems, lambda pk: _provider_uuid(source, pk))
+    del skeleton
+    with bar("resource_providers") as progress_bar:
+        for batch in stream(PROVIDERS):
+            rows = []
+            for pk, uuid, name, generation, created, updated, parent in batch:
+                node = nodes.get(pk)
+                if node is None:
+                    continue
+                if name is None:
+                    problems.refuse(f"provider {uuid} has no name")
+                    continue
+                rows.append((pk, uuid, name, generation or 0, writer.stamp(
+                    content.created_stamp(created, updated)), writer.stamp(to_utc(updated)),
+                    parent, node.root, node.lft, node.rght, node.tree_id, node.level))
+            writer.insert("resource_providers", [
+                "id", "uuid", "name", "generation", "created_at", "updated_at", "parent_id", "root_id",
+                "lft", "rght", "tree_id", "level"], rows)
+            progress_bar.update(len(batch))
+
+    with bar("placement_aggregates") as progress_bar:
+        for batch in stream(AGGREGATES):
+            writer.insert("placement_aggregates", ["id", "uuid", "created_at"], [
+                (pk, uuid, writer.stamp(content.created_stamp(created, updated)))
+                for pk, uuid, created, updated in batch if uuid is not None])
+            progress_bar.update(len(batch))
+
+    with bar("resource_provider_traits") as progress_bar:
+        for batch in stream(PROVIDER_TRAITS):
+            rows = []
+            for rp, trait, created, updated in batch:
+                if rp not in nodes or trait not in trait_ids:
+                    problems.skip(f"trait id {trait} of provider id {rp}: "
+                                  f"{'provider' if rp not in nodes else 'trait'} row is gone")
+                    continue
+                rows.append((rp, trait_ids[trait],
+                             writer.stamp(content.created_stamp(created, updated))))
+            writer.insert("resource_provider_traits",
+                          ["provider_id", "trait_id", "created_at"], rows)
+            progress_bar.update(len(batch))
+
+    with bar("resource_provider_aggregates") as progress_bar:
+        for batch in stream(PROVIDER_AGGREGATES):
+            rows = []
+            for rp, aggregate, found in batch:
+                if rp not in nodes or found is None:
+                    problems.skip(f"aggregate id {aggregate} of provider id {rp}: "
+                                  f"{'provider' if rp not in nodes else 'aggregate'} row is gone")
+                    continue
+                rows.append((rp, aggregate))
+            writer.insert("resource_provider_aggregates", ["provider_id", "aggregate_id"], rows)
+            progress_bar.update(len(batch))
+
+    with bar("inventories") as progress_bar:
+        for batch in stream(INVENTORIES):
+            rows = []
+            for (pk, rp, rc, total, reserved, min_unit, max_unit, step_size, ratio,
+                 created, updated) in batch:
+                if rp not in nodes or rc not in class_ids:
+                    problems.skip(f"inventory id {pk} (provider id {rp}, class id {rc}): "
+                                  f"{'provider' if rp not in nodes else 'class'} row is gone")
+                    continue
+                rows.append((pk, rp, class_ids[rc], total, reserved, min_unit, max_unit,
+                             step_size, float(ratio),
+                             writer.stamp(content.created_stamp(created, updated)),
+                             writer.stamp(to_utc(updated))))
+            writer.insert("inventories", [
+                "id", "provider_id", "resource_class_id", "total", "reserved", "min_unit",
+                "max_unit", "step_size", "allocation_ratio", "created_at", "updated_at"], rows)
+            progress_bar.update(len(batch))
+
+    for table, sql in (("projects", PROJECTS), ("users", USERS)):
+        with bar(table) as progress_bar:
+            for batch in stream(sql):
+                writer.insert(table, ["id", "external_id"], batch)
+                progress_bar.update(len(batch))
+
+    with bar("consumer_types") as progress_bar:
+        for batch in stream(CONSUMER_TYPES):
+            writer.insert("consumer_types", ["id", "name", "created_at"], [
+                (pk, name, writer.stamp(content.created_stamp(created, updated)))
+                for pk, name, created, updated in batch])
+            progress_bar.update(len(batch))
+
+    with bar("consumers") as progress_bar:
+        for batch in stream(CONSUMERS):
+            rows = []
+            for (pk, uuid, project, user, ctype, generation, created, updated, ok) in batch:
+                if not ok:
+                    problems.skip(f"consumer {uuid}: its project, user or consumer type "
+                                  "row is gone")
+                    continue
+                rows.append((pk, uuid, project, user, ctype, generation or 0,
+                             writer.stamp(content.created_stamp(created, updated)),
+                             writer.stamp(to_utc(updated))))
+            writer.insert("consumers", [
+                "id", "uuid", "project_id", "user_id", "consumer_type_id", "generation",
+                "created_at", "updated_at"], rows)
+            progress_bar.update(len(batch))
+
+    with bar("allocations") as progress_bar:
+        for batch in stream(ALLOCATIONS):
+            rows = []
+            for (pk, rp, rc, consumer_uuid, used, created, updated, consumer, ok) in batch:
+                gone = [what for what, missing in (
+                    ("provider", rp not in nodes), ("class", rc not in class_ids),
+                    ("consumer", consumer is None or not ok)) if missing]
+                if gone:
+                    problems.skip(f"allocation id {pk} (consumer {consumer_uuid}, provider id "
+                                  f"{rp}, class id {rc}, used {used}): "
+                                  f"{' and '.join(gone)} row is gone")
+                    continue
+                rows.append((pk, rp, class_ids[rc], consumer, used,
+                             writer.stamp(content.created_stamp(created, updated)),
+                             writer.stamp(to_utc(updated))))
+            writer.insert("allocations", [
+                "id", "provider_id", "resource_class_id", "consumer_id", "used", "created_at",
+                "updated_at"], rows)
+            progress_bar.update(len(batch))
+
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), TARGET_TABLES):
+            cursor.execute(sql)
+    result.written = writer.written
+
+
+def _map_names(source, writer, table, model):
+    """{source id: our id} for resource classes or traits, matched by name.
+
+    Names we lack (custom ones, or standard ones of a newer library) are added
+    with their source timestamps; existing ones are used as they are."""
+    rows = source.all(f"SELECT id, name, created_at, updated_at FROM {table}")
+    ours = dict(model.objects.values_list("name", "id"))
+    writer.insert(table, ["name", "created_at", "updated_at"], [
+        (name, writer.stamp(content.created_stamp(created, updated)),
+         writer.stamp(to_utc(updated)))
+        for _, name, created, updated in rows if name not in ours])
+    ours = dict(model.objects.values_list("name", "id"))
+    return {pk: ours[name] for pk, name, _, _ in rows}
+
+
+def _provider_uuid(source, pk):
+    rows = source.all("SELECT uuid FROM resource_providers WHERE id = %s", (pk,))
+    return rows[0][0] if rows else f"<id {pk}>"
