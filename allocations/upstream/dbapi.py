@@ -125,6 +125,7 @@ class Database:
             self.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             self.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
         else:
+            self.connection.rollback()  # the catalog reads opened a transaction already
             self.connection.set_session(isolation_level="REPEATABLE READ", readonly=True)
 
     def end(self):
