@@ -160,6 +160,22 @@ class Fingerprint:
     digest: int
 
 
+class Accumulator:
+    """A view's fingerprint built row by row (the import feeds it while writing)."""
+
+    def __init__(self, name):
+        self.kinds = VIEWS[name][2]
+        self.rows = 0
+        self.digest = 0
+
+    def add(self, row):
+        self.rows += 1
+        self.digest = (self.digest + _row_hash(canonical(row, self.kinds))) & MASK
+
+    def result(self):
+        return Fingerprint(self.rows, self.digest)
+
+
 def fingerprint(batches, kinds):
     rows, digest = 0, 0
     for batch in batches:
@@ -174,8 +190,11 @@ def view_rows(batches, kinds):
     return {canonical(row, kinds) for batch in batches for row in batch}
 
 
-def source_fingerprints(database, batch_size=5000):
-    return {name: fingerprint(database.stream(source_sql, batch_size=batch_size), kinds)
+def source_fingerprints(database, batch_size=5000, known=None):
+    """Fingerprints of every source view; `known` ones (computed while importing) are kept."""
+    known = known or {}
+    return {name: known.get(name) or fingerprint(
+                database.stream(source_sql, batch_size=batch_size), kinds)
             for name, (source_sql, _, kinds) in VIEWS.items()}
 
 

@@ -71,7 +71,7 @@ def generate(url, *, providers=10000, consumers=100000, seed=1, batch_size=5000,
         numa = []  # (provider id, root id) of every NUMA node, for the allocations
         rp_rows, inv_rows, trait_rows, agg_rows = [], [], [], []
 
-        def flush(force=False):
+        def flush():  # all tables at once: MariaDB checks the trait rows' foreign keys
             for table, columns, rows in (
                     ("resource_providers", ["id", "uuid", "name", "generation",
                                             "root_provider_id", "parent_provider_id",
@@ -83,7 +83,7 @@ def generate(url, *, providers=10000, consumers=100000, seed=1, batch_size=5000,
                                                   "created_at"], trait_rows),
                     ("resource_provider_aggregates", ["resource_provider_id",
                                                       "aggregate_id", "created_at"], agg_rows)):
-                if rows and (force or len(rows) >= batch_size):
+                if rows:
                     insert(table, columns, rows)
                     rows.clear()
 
@@ -113,8 +113,9 @@ def generate(url, *, providers=10000, consumers=100000, seed=1, batch_size=5000,
                         inv_rows.append((pk, class_id[CUSTOM_CLASS], 4, 0, 1, 4, 1, 1.0,
                                          stamp(2)))
                         trait_rows.append((pk, trait_id[CUSTOM_TRAIT], stamp(2)))
-            flush()
-        flush(force=True)
+            if len(rp_rows) >= batch_size:
+                flush()
+        flush()
 
         consumer_rows, alloc_rows = [], []
         for i in range(1, consumers + 1):

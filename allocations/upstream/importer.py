@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.core.management.color import no_style
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from datetime import timezone as dt_timezone
 from tqdm import tqdm
 
@@ -24,7 +24,7 @@ from allocations.management.commands.placement_status import (
 )
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from allocations.upstream import UpstreamError, content, schema
-from allocations.upstream.dbapi import Database, to_utc
+from allocations.upstream.dbapi import Database, one_line, to_utc
 from allocations.upstream.problems import Problems, build_forest
 from providers.models import (
     Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider,
@@ -48,15 +48,23 @@ INVENTORIES = ("SELECT id, resource_provider_id, resource_class_id, total, reser
 PROJECTS = "SELECT id, external_id FROM projects"
 USERS = "SELECT id, external_id FROM users"
 CONSUMER_TYPES = "SELECT id, name, created_at, updated_at FROM consumer_types"
+# The two large tables are fingerprinted while they are written (content.VIEWS
+# "consumers", "allocations" and "usage per provider and class"), so they are read once:
+# hence the names joined in, and allocations in (provider, class) order.
 CONSUMERS = f"""
 SELECT c.id, c.uuid, c.project_id, c.user_id, c.consumer_type_id, c.generation,
-       c.created_at, c.updated_at, CASE WHEN {content.SOURCE_CONSUMER_OK} THEN 1 ELSE 0 END
+       c.created_at, c.updated_at, CASE WHEN {content.SOURCE_CONSUMER_OK} THEN 1 ELSE 0 END,
+       p.external_id, u.external_id, ct.name
 FROM consumers c {content.SOURCE_CONSUMER_JOINS}"""
 ALLOCATIONS = f"""
 SELECT a.id, a.resource_provider_id, a.resource_class_id, a.consumer_id, a.used,
-       a.created_at, a.updated_at, c.id, CASE WHEN {content.SOURCE_CONSUMER_OK} THEN 1 ELSE 0 END
+       a.created_at, a.updated_at, c.id, CASE WHEN {content.SOURCE_CONSUMER_OK} THEN 1 ELSE 0 END,
+       rp.uuid
 FROM allocations a
-LEFT JOIN consumers c ON c.uuid = a.consumer_id {content.SOURCE_CONSUMER_JOINS}"""
+LEFT JOIN resource_providers rp ON rp.id = a.resource_provider_id
+LEFT JOIN consumers c ON c.uuid = a.consumer_id {content.SOURCE_CONSUMER_JOINS}
+ORDER BY a.resource_provider_id, a.resource_class_id"""
+STREAMED_VIEWS = ("consumers", "allocations", "usage per provider and class")
 
 # Our tables that must be empty (standard classes and traits exist from `migrate`).
 TARGET_TABLES = [ResourceProvider, Aggregate, Inventory, ProviderTrait, ProviderAggregate,
@@ -71,8 +79,10 @@ class _Rollback(Exception):
 class ImportResult:
     verification: list = field(default_factory=list)  # (view, source rows, target rows, equal)
     problems: Problems = field(default_factory=Problems)
+    streamed: dict = field(default_factory=dict)  # view -> source Fingerprint, from the write
     written: dict = field(default_factory=dict)  # our table -> rows written
     seconds: float = 0.0
+    write_seconds: float = 0.0  # of `seconds`: reading and writing, before verification
     committed: bool = False
     nothing_to_do: bool = False
     differences: list = field(default_factory=list)
@@ -130,6 +140,7 @@ def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_
         try:
             with transaction.atomic():
                 _write_everything(source, result, skip_invalid, batch_size, progress)
+                result.write_seconds = time.monotonic() - started
                 if result.problems.stops_import(skip_invalid):
                     raise _Rollback()
                 _verify(source, result, batch_size)
@@ -140,6 +151,9 @@ def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_
                 result.committed = True
         except _Rollback:
             pass
+        except DatabaseError as exc:  # e.g. duplicate allocation rows, which Placement allows
+            raise UpstreamError(f"writing into this database failed, nothing was written: "
+                                f"{one_line(exc)}")
         result.seconds = time.monotonic() - started
         return result
     finally:
@@ -159,7 +173,7 @@ def _compare_with_existing(source, existing, result, batch_size):
 
 
 def _verify(source, result, batch_size):
-    theirs = content.source_fingerprints(source, batch_size)
+    theirs = content.source_fingerprints(source, batch_size, known=result.streamed)
     ours = content.target_fingerprints(connection, batch_size)
     result.verification = [(name, theirs[name].rows, ours[name].rows, theirs[name] == ours[name])
                            for name in content.VIEWS]
@@ -317,14 +331,18 @@ def _write_everything(source, result, skip_invalid, batch_size, progress):
                 for pk, name, created, updated in batch])
             progress_bar.update(len(batch))
 
+    views = {name: content.Accumulator(name) for name in STREAMED_VIEWS}
     with bar("consumers") as progress_bar:
         for batch in stream(CONSUMERS):
             rows = []
-            for (pk, uuid, project, user, ctype, generation, created, updated, ok) in batch:
+            for (pk, uuid, project, user, ctype, generation, created, updated, ok,
+                 project_name, user_name, type_name) in batch:
                 if not ok:
                     problems.skip(f"consumer {uuid}: its project, user or consumer type "
                                   "row is gone")
                     continue
+                views["consumers"].add((uuid, project_name, user_name, type_name, generation,
+                                        created, updated))
                 rows.append((pk, uuid, project, user, ctype, generation or 0,
                              writer.stamp(content.created_stamp(created, updated)),
                              writer.stamp(to_utc(updated))))
@@ -333,10 +351,13 @@ def _write_everything(source, result, skip_invalid, batch_size, progress):
                 "created_at", "updated_at"], rows)
             progress_bar.update(len(batch))
 
+    class_names = dict(source.all("SELECT id, name FROM resource_classes"))
+    usage_key, usage = None, 0
     with bar("allocations") as progress_bar:
         for batch in stream(ALLOCATIONS):
             rows = []
-            for (pk, rp, rc, consumer_uuid, used, created, updated, consumer, ok) in batch:
+            for (pk, rp, rc, consumer_uuid, used, created, updated, consumer, ok,
+                 rp_uuid) in batch:
                 gone = [what for what, missing in (
                     ("provider", rp not in nodes), ("class", rc not in class_ids),
                     ("consumer", consumer is None or not ok)) if missing]
@@ -348,11 +369,23 @@ def _write_everything(source, result, skip_invalid, batch_size, progress):
                 rows.append((pk, rp, class_ids[rc], consumer, used,
                              writer.stamp(content.created_stamp(created, updated)),
                              writer.stamp(to_utc(updated))))
+                views["allocations"].add((rp_uuid, class_names[rc], consumer_uuid, used,
+                                          created, updated))
+                if (rp_uuid, rc) != usage_key:  # rows come in (provider, class) order
+                    if usage_key is not None:
+                        views["usage per provider and class"].add(
+                            (usage_key[0], class_names[usage_key[1]], usage))
+                    usage_key, usage = (rp_uuid, rc), 0
+                usage += used
             writer.insert("allocations", [
                 "id", "provider_id", "resource_class_id", "consumer_id", "used", "created_at",
                 "updated_at"], rows)
             progress_bar.update(len(batch))
 
+    if usage_key is not None:
+        views["usage per provider and class"].add(
+            (usage_key[0], class_names[usage_key[1]], usage))
+    result.streamed = {name: view.result() for name, view in views.items()}
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), TARGET_TABLES):
             cursor.execute(sql)

@@ -41,6 +41,7 @@ class Command(BaseCommand):
         for table, rows in result.written.items():
             self.stdout.write(f"{table:30} {rows:>10}")
         self.stdout.write(self.style.SUCCESS(
-            f"{result.rows} rows in {result.seconds:.1f} s: "
+            f"{result.rows} rows in {result.seconds:.1f} s ({result.write_seconds:.1f} s "
+            f"reading and writing, {result.seconds - result.write_seconds:.1f} s verifying): "
             f"{result.rows / result.seconds:.0f} rows/s, peak memory {peak_mb:.0f} MB"
             + ("" if keep else " (rolled back)")))
