@@ -24,7 +24,7 @@ from allocations.management.commands.placement_status import (
 )
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from allocations.upstream import UpstreamError, content, schema
-from allocations.upstream.dbapi import Database, one_line, to_utc
+from allocations.upstream.dbapi import DRIVER_ERRORS, Database, one_line, to_utc
 from allocations.upstream.problems import Problems, build_forest
 from providers.models import (
     Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider,
@@ -151,7 +151,8 @@ def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_
                 result.committed = True
         except _Rollback:
             pass
-        except DatabaseError as exc:  # e.g. duplicate allocation rows, which Placement allows
+        except (DatabaseError, *DRIVER_ERRORS) as exc:  # e.g. duplicate allocation rows,
+            # which Placement allows (COPY raises psycopg2's own errors)
             raise UpstreamError(f"writing into this database failed, nothing was written: "
                                 f"{one_line(exc)}")
         result.seconds = time.monotonic() - started
