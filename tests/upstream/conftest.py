@@ -1,5 +1,7 @@
 """Placement-schema source databases for the import/export tests.
 
+The samples are read from ../shared/upstream-db (PLACEMENT_UPSTREAM_DB overrides).
+
 The SQLite sample is copied (tests may damage their copy); the MariaDB dump is
 loaded into a database created for the test on the machine's MariaDB
 (MARIADB_URL, default mysql+pymysql://root@127.0.0.1:3306), dropped afterwards.
@@ -15,7 +17,9 @@ import psycopg2
 import pymysql
 import pytest
 
-UPSTREAM = Path(os.environ.get("PLACEMENT_UPSTREAM_DB", "/work/shared/upstream-db"))
+_NEXT_TO_REPO = Path(__file__).resolve().parents[3] / "shared" / "upstream-db"
+UPSTREAM = Path(os.environ.get("PLACEMENT_UPSTREAM_DB") or (
+    _NEXT_TO_REPO if _NEXT_TO_REPO.is_dir() else "/work/shared/upstream-db"))
 SQLITE_SAMPLE = UPSTREAM / "sample-region.sqlite"
 MARIADB_DUMP = UPSTREAM / "sample-region.mariadb.sql"
 MARIADB_URL = os.environ.get("MARIADB_URL", "mysql+pymysql://root@127.0.0.1:3306")
