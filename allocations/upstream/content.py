@@ -199,11 +199,11 @@ def source_fingerprints(database, batch_size=5000, known=None):
 
 
 def target_fingerprints(connection, batch_size=5000):
-    return {name: fingerprint(_django_stream(connection, target_sql, batch_size), kinds)
+    return {name: fingerprint(django_stream(connection, target_sql, batch_size), kinds)
             for name, (_, target_sql, kinds) in VIEWS.items()}
 
 
-def _django_stream(connection, sql, batch_size):
+def django_stream(connection, sql, batch_size):
     # chunked_cursor is a server-side cursor on PostgreSQL: memory stays one batch.
     with connection.chunked_cursor() as cursor:
         cursor.execute(sql)
@@ -218,7 +218,7 @@ def first_differences(database, connection, name, limit=5):
     """A few rows that differ between source and target in view `name`."""
     source_sql, target_sql, kinds = VIEWS[name]
     source = view_rows(database.stream(source_sql), kinds)
-    target = view_rows(_django_stream(connection, target_sql, 5000), kinds)
+    target = view_rows(django_stream(connection, target_sql, 5000), kinds)
     lines = [f"only in source: {row}" for row in sorted(source - target, key=repr)[:limit]]
     lines += [f"only in target: {row}" for row in sorted(target - source, key=repr)[:limit]]
     return lines

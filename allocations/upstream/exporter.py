@@ -12,7 +12,7 @@ import os_resource_classes
 from django.db import connection
 
 from allocations.upstream import UpstreamError, schema
-from allocations.upstream.content import _django_stream
+from allocations.upstream.content import django_stream
 from allocations.upstream.dbapi import Database, to_utc
 
 BATCH_SIZE = 5000
@@ -122,7 +122,7 @@ def _write(target, written, batch_size):
         _insert(target, table, ["id", "name", "created_at", "updated_at"], rows, written)
     for table, columns, query, class_columns in COPIES:
         stamps = [i for i, c in enumerate(columns) if c in TIMESTAMP_COLUMNS]
-        for batch in _django_stream(connection, query, batch_size):
+        for batch in django_stream(connection, query, batch_size):
             rows = []
             for row in batch:
                 row = list(row)

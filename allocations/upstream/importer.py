@@ -13,10 +13,10 @@ must be equal, or everything is rolled back.
 import io
 import time
 from dataclasses import dataclass, field
+from datetime import timezone as dt_timezone
 
 from django.core.management.color import no_style
 from django.db import DatabaseError, connection, transaction
-from datetime import timezone as dt_timezone
 from tqdm import tqdm
 
 from allocations.management.commands.placement_status import (
@@ -264,15 +264,19 @@ def _write_everything(source, result, skip_invalid, batch_size, progress):
                     content.created_stamp(created, updated)), writer.stamp(to_utc(updated)),
                     parent, node.root, node.lft, node.rght, node.tree_id, node.level))
             writer.insert("resource_providers", [
-                "id", "uuid", "name", "generation", "created_at", "updated_at", "parent_id", "root_id",
-                "lft", "rght", "tree_id", "level"], rows)
+                "id", "uuid", "name", "generation", "created_at", "updated_at", "parent_id",
+                "root_id", "lft", "rght", "tree_id", "level"], rows)
             progress_bar.update(len(batch))
 
     with bar("placement_aggregates") as progress_bar:
         for batch in stream(AGGREGATES):
-            writer.insert("placement_aggregates", ["id", "uuid", "created_at"], [
-                (pk, uuid, writer.stamp(content.created_stamp(created, updated)))
-                for pk, uuid, created, updated in batch if uuid is not None])
+            rows = []
+            for pk, uuid, created, updated in batch:
+                if uuid is None:  # the column is nullable in Placement's schema
+                    problems.skip(f"aggregate id {pk} has no uuid")
+                    continue
+                rows.append((pk, uuid, writer.stamp(content.created_stamp(created, updated))))
+            writer.insert("placement_aggregates", ["id", "uuid", "created_at"], rows)
             progress_bar.update(len(batch))
 
     with bar("resource_provider_traits") as progress_bar:

@@ -56,7 +56,8 @@ def test_round_trip_through_sqlite(sqlite_sample, tmp_path):
         (0,)]
     assert min(r[0] for r in source_rows(
         exported, "SELECT id FROM resource_classes WHERE name LIKE 'CUSTOM%'")) == 10000
-    ddl = " ".join(r[0] for r in source_rows(exported, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
+    ddl = " ".join(r[0] for r in source_rows(
+        exported, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
     assert "CREATE INDEX allocations_consumer_id_idx" in ddl
     assert "CONSTRAINT uniq_consumers0uuid UNIQUE (uuid)" in ddl
 
