@@ -68,19 +68,31 @@ def new_mariadb():
         admin.close()
 
 
-@pytest.fixture
-def mariadb_sample(new_mariadb):
-    """The MariaDB dump loaded into a new database."""
-    url, name = new_mariadb()
+@pytest.fixture(scope="session")
+def mariadb_sample():
+    """The MariaDB dump loaded into a new database, once per session (tests only read it)."""
     if not MARIADB_DUMP.is_file():
         pytest.skip(f"no upstream dump at {MARIADB_DUMP}")
-    connection = _mysql_connect(name, client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
-    with connection.cursor() as cursor:
-        cursor.execute(MARIADB_DUMP.read_text())
-        while cursor.nextset():
-            pass
-    connection.close()
-    return url
+    try:
+        admin = _mysql_connect()
+    except pymysql.err.Error as exc:
+        pytest.skip(f"no MariaDB answers at {MARIADB_URL}: {exc}")
+    name = f"placement_import_t_{uuid.uuid4().hex[:10]}"
+    with admin.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {name}")
+    try:
+        connection = _mysql_connect(name,
+                                    client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
+        with connection.cursor() as cursor:
+            cursor.execute(MARIADB_DUMP.read_text())
+            while cursor.nextset():
+                pass
+        connection.close()
+        yield f"{MARIADB_URL}/{name}"
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.close()
 
 
 @pytest.fixture

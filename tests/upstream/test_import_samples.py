@@ -144,35 +144,39 @@ def test_usages_per_project_user_and_consumer_type(imported, api):
                                    **classes}}
 
 
-@pytest.mark.parametrize("query, providers_named", [
+CANDIDATE_QUERIES = [
     # the ceph pool shares DISK_GB through an aggregate with compute nodes
     ("resources=VCPU:1,DISK_GB:10", {"ceph-pool"}),
     # PCPU lives on NUMA children only
     ("resources=PCPU:1", {"cn1-numa0", "cn1-numa1", "cn2-numa0", "cn2-numa1"}),
-    # custom classes on ironic nodes
+    # custom classes on ironic nodes, and a sharing license pool
     ("resources=CUSTOM_BAREMETAL_GOLD:1", set()),
-    ("resources=VCPU:1&resources1=CUSTOM_LICENSE_WIN:1", {"license-pool"}),
-])
-def test_allocation_candidates(imported, api, query, providers_named):
+    ("resources=VCPU:1&resources1=CUSTOM_LICENSE_WIN:1&group_policy=none", {"license-pool"}),
+]
+
+
+def test_allocation_candidates(imported, api):
     url, (providers, inventories, _, _, allocations, _) = imported
-    body = api.get(f"/allocation_candidates?{query}", version="1.39").json()
     names = {uuid: p["name"] for uuid, p in providers.items()}
     usage = defaultdict(lambda: defaultdict(int))
     for rp, rc, _, used in allocations:
         usage[rp][rc] += used
-    requested = {part.split(":")[0] for value in query.split("&")
-                 for part in value.split("=", 1)[1].split(",")}
-    chosen = {rp for request in body["allocation_requests"]
-              for rp, a in request["allocations"].items()}
-    assert body["allocation_requests"], query
-    assert providers_named <= {names[rp] for rp in chosen}
-    for request in body["allocation_requests"]:
-        for rp, a in request["allocations"].items():
-            assert set(a["resources"]) <= set(inventories[rp]) & requested
-    for rp, summary in body["provider_summaries"].items():
-        assert summary["root_provider_uuid"] == providers[rp]["root_provider_uuid"]
-        for rc, figures in summary["resources"].items():
-            assert figures["used"] == usage[rp].get(rc, 0)
+    for query, providers_named in CANDIDATE_QUERIES:
+        body = api.get(f"/allocation_candidates?{query}", version="1.39").json()
+        requested = {part.split(":")[0] for value in query.split("&")
+                     if value.startswith("resources")
+                     for part in value.split("=", 1)[1].split(",")}
+        chosen = {rp for request in body["allocation_requests"]
+                  for rp in request["allocations"]}
+        assert body["allocation_requests"], query
+        assert providers_named <= {names[rp] for rp in chosen}, query
+        for request in body["allocation_requests"]:
+            for rp, a in request["allocations"].items():
+                assert set(a["resources"]) <= set(inventories[rp]) & requested
+        for rp, summary in body["provider_summaries"].items():
+            assert summary["root_provider_uuid"] == providers[rp]["root_provider_uuid"]
+            for rc, figures in summary["resources"].items():
+                assert figures["used"] == usage[rp].get(rc, 0), (query, rp, rc)
 
 
 def test_dry_run_lists_overcapacity_and_writes_nothing(sample_url, api):
