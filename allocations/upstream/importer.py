@@ -233,168 +233,154 @@ def _copy_text(value):
 
 
 def _write_everything(source, result, skip_invalid, batch_size, progress):
-    writer = _Writer()
-    problems = result.problems
-    counts = {t: source.all(f"SELECT COUNT(*) FROM {t}")[0][0] for t in schema.TABLES}
-
-    def bar(table):
-        return tqdm(total=counts[table], desc=f"{table:28}", unit=" rows", file=progress,
-                    disable=progress is None, leave=True, mininterval=0.5)
-
-    def stream(sql):
-        return source.stream(sql, batch_size=batch_size)
-
-    class_ids = _map_names(source, writer, "resource_classes", ResourceClass)
-    trait_ids = _map_names(source, writer, "traits", Trait)
-
-    skeleton = [row for batch in stream(SKELETON) for row in batch]
-    nodes = build_forest(skeleton, problems, lambda pk: _provider_uuid(source, pk))
-    del skeleton
-    with bar("resource_providers") as progress_bar:
-        for batch in stream(PROVIDERS):
-            rows = []
-            for pk, uuid, name, generation, created, updated, parent in batch:
-                node = nodes.get(pk)
-                if node is None:
-                    continue
-                if name is None:
-                    problems.refuse(f"provider {uuid} has no name")
-                    continue
-                rows.append((pk, uuid, name, generation or 0, writer.stamp(
-                    content.created_stamp(created, updated)), writer.stamp(to_utc(updated)),
-                    parent, node.root, node.lft, node.rght, node.tree_id, node.level))
-            writer.insert("resource_providers", [
-                "id", "uuid", "name", "generation", "created_at", "updated_at", "parent_id",
-                "root_id", "lft", "rght", "tree_id", "level"], rows)
-            progress_bar.update(len(batch))
-
-    with bar("placement_aggregates") as progress_bar:
-        for batch in stream(AGGREGATES):
-            rows = []
-            for pk, uuid, created, updated in batch:
-                if uuid is None:  # the column is nullable in Placement's schema
-                    problems.skip(f"aggregate id {pk} has no uuid")
-                    continue
-                rows.append((pk, uuid, writer.stamp(content.created_stamp(created, updated))))
-            writer.insert("placement_aggregates", ["id", "uuid", "created_at"], rows)
-            progress_bar.update(len(batch))
-
-    with bar("resource_provider_traits") as progress_bar:
-        for batch in stream(PROVIDER_TRAITS):
-            rows = []
-            for rp, trait, created, updated in batch:
-                if rp not in nodes or trait not in trait_ids:
-                    problems.skip(f"trait id {trait} of provider id {rp}: "
-                                  f"{'provider' if rp not in nodes else 'trait'} row is gone")
-                    continue
-                rows.append((rp, trait_ids[trait],
-                             writer.stamp(content.created_stamp(created, updated))))
-            writer.insert("resource_provider_traits",
-                          ["provider_id", "trait_id", "created_at"], rows)
-            progress_bar.update(len(batch))
-
-    with bar("resource_provider_aggregates") as progress_bar:
-        for batch in stream(PROVIDER_AGGREGATES):
-            rows = []
-            for rp, aggregate, found in batch:
-                if rp not in nodes or found is None:
-                    problems.skip(f"aggregate id {aggregate} of provider id {rp}: "
-                                  f"{'provider' if rp not in nodes else 'aggregate'} row is gone")
-                    continue
-                rows.append((rp, aggregate))
-            writer.insert("resource_provider_aggregates", ["provider_id", "aggregate_id"], rows)
-            progress_bar.update(len(batch))
-
-    with bar("inventories") as progress_bar:
-        for batch in stream(INVENTORIES):
-            rows = []
-            for (pk, rp, rc, total, reserved, min_unit, max_unit, step_size, ratio,
-                 created, updated) in batch:
-                if rp not in nodes or rc not in class_ids:
-                    problems.skip(f"inventory id {pk} (provider id {rp}, class id {rc}): "
-                                  f"{'provider' if rp not in nodes else 'class'} row is gone")
-                    continue
-                rows.append((pk, rp, class_ids[rc], total, reserved, min_unit, max_unit,
-                             step_size, float(ratio),
-                             writer.stamp(content.created_stamp(created, updated)),
-                             writer.stamp(to_utc(updated))))
-            writer.insert("inventories", [
-                "id", "provider_id", "resource_class_id", "total", "reserved", "min_unit",
-                "max_unit", "step_size", "allocation_ratio", "created_at", "updated_at"], rows)
-            progress_bar.update(len(batch))
-
-    for table, sql in (("projects", PROJECTS), ("users", USERS)):
-        with bar(table) as progress_bar:
-            for batch in stream(sql):
-                writer.insert(table, ["id", "external_id"], batch)
-                progress_bar.update(len(batch))
-
-    with bar("consumer_types") as progress_bar:
-        for batch in stream(CONSUMER_TYPES):
-            writer.insert("consumer_types", ["id", "name", "created_at"], [
-                (pk, name, writer.stamp(content.created_stamp(created, updated)))
-                for pk, name, created, updated in batch])
-            progress_bar.update(len(batch))
-
-    views = {name: content.Accumulator(name) for name in STREAMED_VIEWS}
-    with bar("consumers") as progress_bar:
-        for batch in stream(CONSUMERS):
-            rows = []
-            for (pk, uuid, project, user, ctype, generation, created, updated, ok,
-                 project_name, user_name, type_name) in batch:
-                if not ok:
-                    problems.skip(f"consumer {uuid}: its project, user or consumer type "
-                                  "row is gone")
-                    continue
-                views["consumers"].add((uuid, project_name, user_name, type_name, generation,
-                                        created, updated))
-                rows.append((pk, uuid, project, user, ctype, generation or 0,
-                             writer.stamp(content.created_stamp(created, updated)),
-                             writer.stamp(to_utc(updated))))
-            writer.insert("consumers", [
-                "id", "uuid", "project_id", "user_id", "consumer_type_id", "generation",
-                "created_at", "updated_at"], rows)
-            progress_bar.update(len(batch))
-
-    class_names = dict(source.all("SELECT id, name FROM resource_classes"))
-    usage_key, usage = None, 0
-    with bar("allocations") as progress_bar:
-        for batch in stream(ALLOCATIONS):
-            rows = []
-            for (pk, rp, rc, consumer_uuid, used, created, updated, consumer, ok,
-                 rp_uuid) in batch:
-                gone = [what for what, missing in (
-                    ("provider", rp not in nodes), ("class", rc not in class_ids),
-                    ("consumer", consumer is None or not ok)) if missing]
-                if gone:
-                    problems.skip(f"allocation id {pk} (consumer {consumer_uuid}, provider id "
-                                  f"{rp}, class id {rc}, used {used}): "
-                                  f"{' and '.join(gone)} row is gone")
-                    continue
-                rows.append((pk, rp, class_ids[rc], consumer, used,
-                             writer.stamp(content.created_stamp(created, updated)),
-                             writer.stamp(to_utc(updated))))
-                views["allocations"].add((rp_uuid, class_names[rc], consumer_uuid, used,
-                                          created, updated))
-                if (rp_uuid, rc) != usage_key:  # rows come in (provider, class) order
-                    if usage_key is not None:
-                        views["usage per provider and class"].add(
-                            (usage_key[0], class_names[usage_key[1]], usage))
-                    usage_key, usage = (rp_uuid, rc), 0
-                usage += used
-            writer.insert("allocations", [
-                "id", "provider_id", "resource_class_id", "consumer_id", "used", "created_at",
-                "updated_at"], rows)
-            progress_bar.update(len(batch))
-
-    if usage_key is not None:
-        views["usage per provider and class"].add(
-            (usage_key[0], class_names[usage_key[1]], usage))
-    result.streamed = {name: view.result() for name, view in views.items()}
+    run = _Run(source, result, batch_size, progress)
+    run.copy("resource_providers", PROVIDERS, [
+        "id", "uuid", "name", "generation", "created_at", "updated_at", "parent_id",
+        "root_id", "lft", "rght", "tree_id", "level"], run.provider)
+    run.copy("placement_aggregates", AGGREGATES, ["id", "uuid", "created_at"], run.aggregate)
+    run.copy("resource_provider_traits", PROVIDER_TRAITS,
+             ["provider_id", "trait_id", "created_at"], run.provider_trait)
+    run.copy("resource_provider_aggregates", PROVIDER_AGGREGATES,
+             ["provider_id", "aggregate_id"], run.provider_aggregate)
+    run.copy("inventories", INVENTORIES, [
+        "id", "provider_id", "resource_class_id", "total", "reserved", "min_unit", "max_unit",
+        "step_size", "allocation_ratio", "created_at", "updated_at"], run.inventory)
+    run.copy("projects", PROJECTS, ["id", "external_id"], tuple)
+    run.copy("users", USERS, ["id", "external_id"], tuple)
+    run.copy("consumer_types", CONSUMER_TYPES, ["id", "name", "created_at"], run.consumer_type)
+    run.copy("consumers", CONSUMERS, [
+        "id", "uuid", "project_id", "user_id", "consumer_type_id", "generation", "created_at",
+        "updated_at"], run.consumer)
+    run.copy("allocations", ALLOCATIONS, [
+        "id", "provider_id", "resource_class_id", "consumer_id", "used", "created_at",
+        "updated_at"], run.allocation)
+    run.end_usage()
+    result.streamed = {name: view.result() for name, view in run.views.items()}
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), TARGET_TABLES):
             cursor.execute(sql)
-    result.written = writer.written
+    result.written = run.writer.written
+
+
+class _Run:
+    """One import's state; a method per source table turns a source row into our row,
+    or into None after reporting why the row is left out."""
+
+    def __init__(self, source, result, batch_size, progress):
+        self.source, self.batch_size, self.progress = source, batch_size, progress
+        self.problems = result.problems
+        self.writer = _Writer()
+        self.counts = {t: source.all(f"SELECT COUNT(*) FROM {t}")[0][0] for t in schema.TABLES}
+        self.class_ids = _map_names(source, self.writer, "resource_classes", ResourceClass)
+        self.trait_ids = _map_names(source, self.writer, "traits", Trait)
+        self.class_names = dict(source.all("SELECT id, name FROM resource_classes"))
+        skeleton = [row for batch in source.stream(SKELETON, batch_size=batch_size)
+                    for row in batch]
+        self.nodes = build_forest(skeleton, self.problems,
+                                  lambda pk: _provider_uuid(source, pk))
+        self.views = {name: content.Accumulator(name) for name in STREAMED_VIEWS}
+        self.usage_key, self.usage = None, 0
+
+    def copy(self, table, sql, columns, convert):
+        with tqdm(total=self.counts[table], desc=f"{table:28}", unit=" rows",
+                  file=self.progress, disable=self.progress is None, mininterval=0.5) as bar:
+            for batch in self.source.stream(sql, batch_size=self.batch_size):
+                rows = [row for row in map(convert, batch) if row is not None]
+                self.writer.insert(table, columns, rows)
+                bar.update(len(batch))
+
+    def created(self, created, updated):
+        return self.writer.stamp(content.created_stamp(created, updated))
+
+    def updated(self, updated):
+        return self.writer.stamp(to_utc(updated))
+
+    def provider(self, row):
+        pk, uuid, name, generation, created, updated, parent = row
+        node = self.nodes.get(pk)
+        if node is None:  # reported by build_forest
+            return None
+        if name is None:
+            self.problems.refuse(f"provider {uuid} has no name")
+            return None
+        return (pk, uuid, name, generation or 0, self.created(created, updated),
+                self.updated(updated), parent, node.root, node.lft, node.rght, node.tree_id,
+                node.level)
+
+    def aggregate(self, row):
+        pk, uuid, created, updated = row
+        if uuid is None:  # the column is nullable in Placement's schema
+            self.problems.skip(f"aggregate id {pk} has no uuid")
+            return None
+        return (pk, uuid, self.created(created, updated))
+
+    def provider_trait(self, row):
+        rp, trait, created, updated = row
+        if rp not in self.nodes or trait not in self.trait_ids:
+            self.problems.skip(f"trait id {trait} of provider id {rp}: "
+                               f"{'provider' if rp not in self.nodes else 'trait'} row is gone")
+            return None
+        return (rp, self.trait_ids[trait], self.created(created, updated))
+
+    def provider_aggregate(self, row):
+        rp, aggregate, found = row
+        if rp not in self.nodes or found is None:
+            self.problems.skip(f"aggregate id {aggregate} of provider id {rp}: "
+                               f"{'provider' if rp not in self.nodes else 'aggregate'} "
+                               "row is gone")
+            return None
+        return (rp, aggregate)
+
+    def inventory(self, row):
+        pk, rp, rc, total, reserved, min_unit, max_unit, step_size, ratio, created, updated = row
+        if rp not in self.nodes or rc not in self.class_ids:
+            self.problems.skip(f"inventory id {pk} (provider id {rp}, class id {rc}): "
+                               f"{'provider' if rp not in self.nodes else 'class'} row is gone")
+            return None
+        return (pk, rp, self.class_ids[rc], total, reserved, min_unit, max_unit, step_size,
+                float(ratio), self.created(created, updated), self.updated(updated))
+
+    def consumer_type(self, row):
+        pk, name, created, updated = row
+        return (pk, name, self.created(created, updated))
+
+    def consumer(self, row):
+        (pk, uuid, project, user, ctype, generation, created, updated, ok,
+         project_name, user_name, type_name) = row
+        if not ok:
+            self.problems.skip(f"consumer {uuid}: its project, user or consumer type "
+                               "row is gone")
+            return None
+        self.views["consumers"].add((uuid, project_name, user_name, type_name, generation,
+                                     created, updated))
+        return (pk, uuid, project, user, ctype, generation or 0, self.created(created, updated),
+                self.updated(updated))
+
+    def allocation(self, row):
+        pk, rp, rc, consumer_uuid, used, created, updated, consumer, ok, rp_uuid = row
+        gone = [what for what, missing in (
+            ("provider", rp not in self.nodes), ("class", rc not in self.class_ids),
+            ("consumer", consumer is None or not ok)) if missing]
+        if gone:
+            self.problems.skip(f"allocation id {pk} (consumer {consumer_uuid}, provider id "
+                               f"{rp}, class id {rc}, used {used}): "
+                               f"{' and '.join(gone)} row is gone")
+            return None
+        self.views["allocations"].add((rp_uuid, self.class_names[rc], consumer_uuid, used,
+                                       created, updated))
+        if (rp_uuid, rc) != self.usage_key:  # rows come in (provider, class) order
+            self.end_usage()
+            self.usage_key, self.usage = (rp_uuid, rc), 0
+        self.usage += used
+        return (pk, rp, self.class_ids[rc], consumer, used, self.created(created, updated),
+                self.updated(updated))
+
+    def end_usage(self):
+        if self.usage_key is not None:
+            rp_uuid, rc = self.usage_key
+            self.views["usage per provider and class"].add(
+                (rp_uuid, self.class_names[rc], self.usage))
+            self.usage_key = None
 
 
 def _map_names(source, writer, table, model):
