@@ -111,3 +111,20 @@ def test_duplicate_allocation_rows_are_one_line(sqlite_sample):
                 "FROM allocations WHERE id = (SELECT MIN(id) FROM allocations)")
     assert "nothing was written" in refused(sqlite_sample)
     assert nothing_written()
+
+
+@pytest.mark.parametrize("statement, words", [
+    ("UPDATE resource_providers SET parent_provider_id = 999 WHERE name = 'cn1-numa0'",
+     "parent id 999, which does not exist"),
+    ("UPDATE resource_providers SET parent_provider_id = "
+     "(SELECT id FROM resource_providers WHERE name = 'cn1-numa0-pf') WHERE name = 'cn1-numa0'",
+     "does not reach a root"),
+])
+def test_broken_trees_stop_even_with_skip_invalid(sqlite_sample, statement, words):
+    sqlite_edit(sqlite_sample, statement)
+    out = StringIO()
+    with pytest.raises(CommandError) as info:
+        call_command("import_placement_db", sqlite_sample, "--skip-invalid", stdout=out)
+    assert "cannot be imported" in str(info.value)
+    assert words in out.getvalue()
+    assert nothing_written()
