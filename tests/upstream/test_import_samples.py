@@ -1,0 +1,196 @@
+"""import_placement_db on the two samples Placement 16.0.0 wrote (SQLite, MariaDB dump):
+afterwards the API answers exactly what the source rows say."""
+from collections import defaultdict
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from tests.upstream.conftest import source_rows
+
+pytestmark = pytest.mark.django_db
+
+
+def run_import(url, *args):
+    out = StringIO()
+    call_command("import_placement_db", url, *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def expected(url):
+    """What clients must see, built from the source rows with plain SQL."""
+    rows = lambda sql: source_rows(url, sql)  # noqa: E731
+    providers = {uuid: {"name": name, "generation": gen, "parent_provider_uuid": parent,
+                        "root_provider_uuid": root}
+                 for uuid, name, gen, parent, root in rows(
+                     "SELECT rp.uuid, rp.name, rp.generation, pp.uuid, r.uuid "
+                     "FROM resource_providers rp "
+                     "LEFT JOIN resource_providers pp ON pp.id = rp.parent_provider_id "
+                     "JOIN resource_providers r ON r.id = rp.root_provider_id")}
+    inventories = defaultdict(dict)
+    for uuid, rc, *fields in rows(
+            "SELECT rp.uuid, rc.name, i.total, i.reserved, i.min_unit, i.max_unit, "
+            "i.step_size, i.allocation_ratio FROM inventories i "
+            "JOIN resource_providers rp ON rp.id = i.resource_provider_id "
+            "JOIN resource_classes rc ON rc.id = i.resource_class_id"):
+        inventories[uuid][rc] = dict(zip(
+            ("total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio"),
+            fields))
+    traits = defaultdict(set)
+    for uuid, name in rows("SELECT rp.uuid, t.name FROM resource_provider_traits x "
+                           "JOIN resource_providers rp ON rp.id = x.resource_provider_id "
+                           "JOIN traits t ON t.id = x.trait_id"):
+        traits[uuid].add(name)
+    aggregates = defaultdict(set)
+    for uuid, agg in rows("SELECT rp.uuid, a.uuid FROM resource_provider_aggregates x "
+                          "JOIN resource_providers rp ON rp.id = x.resource_provider_id "
+                          "JOIN placement_aggregates a ON a.id = x.aggregate_id"):
+        aggregates[uuid].add(agg)
+    allocations = rows(
+        "SELECT rp.uuid, rc.name, a.consumer_id, a.used FROM allocations a "
+        "JOIN resource_providers rp ON rp.id = a.resource_provider_id "
+        "JOIN resource_classes rc ON rc.id = a.resource_class_id")
+    consumers = {uuid: {"project_id": project, "user_id": user, "consumer_generation": gen,
+                        "consumer_type": ctype or "unknown"}
+                 for uuid, project, user, gen, ctype in rows(
+                     "SELECT c.uuid, p.external_id, u.external_id, c.generation, ct.name "
+                     "FROM consumers c JOIN projects p ON p.id = c.project_id "
+                     "JOIN users u ON u.id = c.user_id "
+                     "LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id")}
+    return providers, inventories, traits, aggregates, allocations, consumers
+
+
+@pytest.fixture
+def imported(sample_url):
+    output = run_import(sample_url)
+    assert "Imported" in output
+    return sample_url, expected(sample_url)
+
+
+def test_providers_and_their_contents(imported, api):
+    url, (providers, inventories, traits, aggregates, allocations, _) = imported
+    listed = api.get("/resource_providers", version="1.39").json()["resource_providers"]
+    assert {p["uuid"]: {k: p[k] for k in ("name", "generation", "parent_provider_uuid",
+                                          "root_provider_uuid")} for p in listed} == providers
+    usage, by_provider = defaultdict(lambda: defaultdict(int)), defaultdict(dict)
+    for rp, rc, consumer, used in allocations:
+        usage[rp][rc] += used
+        by_provider[rp].setdefault(consumer, {})[rc] = used
+    for uuid, provider in providers.items():
+        body = api.get(f"/resource_providers/{uuid}/inventories").json()
+        assert body["resource_provider_generation"] == provider["generation"]
+        assert body["inventories"] == inventories.get(uuid, {})
+        assert set(api.get(f"/resource_providers/{uuid}/traits").json()["traits"]) \
+            == traits.get(uuid, set())
+        assert set(api.get(f"/resource_providers/{uuid}/aggregates").json()["aggregates"]) \
+            == aggregates.get(uuid, set())
+        usages = api.get(f"/resource_providers/{uuid}/usages").json()["usages"]
+        assert usages == {rc: usage[uuid].get(rc, 0) for rc in inventories.get(uuid, {})}
+        held = api.get(f"/resource_providers/{uuid}/allocations").json()["allocations"]
+        assert {c: a["resources"] for c, a in held.items()} == by_provider.get(uuid, {})
+
+
+def test_every_consumer_at_1_39_and_1_12(imported, api):
+    url, (providers, _, _, _, allocations, consumers) = imported
+    held = defaultdict(lambda: defaultdict(dict))
+    for rp, rc, consumer, used in allocations:
+        held[consumer][rp][rc] = used
+    assert set(held) <= set(consumers)
+    for uuid, consumer in consumers.items():
+        new = api.get(f"/allocations/{uuid}", version="1.39").json()
+        old = api.get(f"/allocations/{uuid}", version="1.12").json()
+        want = {rp: {"generation": providers[rp]["generation"], "resources": resources}
+                for rp, resources in held[uuid].items()}
+        assert new["allocations"] == want and old["allocations"] == want
+        if want:
+            assert {k: new[k] for k in consumer} == consumer
+            assert (old["project_id"], old["user_id"]) == (consumer["project_id"],
+                                                           consumer["user_id"])
+            assert "consumer_generation" not in old and "consumer_type" not in old
+
+
+def test_usages_per_project_user_and_consumer_type(imported, api):
+    url, (_, _, _, _, allocations, consumers) = imported
+    per_project = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    per_user = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    counted = defaultdict(set)
+    for _, rc, uuid, used in allocations:
+        consumer = consumers[uuid]
+        per_project[consumer["project_id"]][consumer["consumer_type"]][rc] += used
+        key = (consumer["project_id"], consumer["user_id"])
+        per_user[key][consumer["consumer_type"]][rc] += used
+        counted[(consumer["project_id"], consumer["consumer_type"])].add(uuid)
+        counted[(key, consumer["consumer_type"])].add(uuid)
+    assert per_project, "the sample has allocations"
+    for project, types in per_project.items():
+        body = api.get(f"/usages?project_id={project}", version="1.39").json()["usages"]
+        assert body == {ctype: {"consumer_count": len(counted[(project, ctype)]), **classes}
+                        for ctype, classes in types.items()}
+        flat = api.get(f"/usages?project_id={project}", version="1.9").json()["usages"]
+        totals = defaultdict(int)
+        for classes in types.values():
+            for rc, used in classes.items():
+                totals[rc] += used
+        assert flat == totals
+    for (project, user), types in per_user.items():
+        body = api.get(f"/usages?project_id={project}&user_id={user}",
+                       version="1.39").json()["usages"]
+        assert body == {ctype: {"consumer_count": len(counted[((project, user), ctype)]),
+                                **classes} for ctype, classes in types.items()}
+        for ctype, classes in types.items():
+            one = api.get(f"/usages?project_id={project}&user_id={user}&consumer_type={ctype}",
+                          version="1.39").json()["usages"]
+            assert one == {ctype: {"consumer_count": len(counted[((project, user), ctype)]),
+                                   **classes}}
+
+
+CANDIDATE_QUERIES = [
+    # the ceph pool shares DISK_GB through an aggregate with compute nodes
+    ("resources=VCPU:1,DISK_GB:10", {"ceph-pool"}),
+    # PCPU lives on NUMA children only
+    ("resources=PCPU:1", {"cn1-numa0", "cn1-numa1", "cn2-numa0", "cn2-numa1"}),
+    # custom classes on ironic nodes, and a sharing license pool
+    ("resources=CUSTOM_BAREMETAL_GOLD:1", set()),
+    ("resources=VCPU:1&resources1=CUSTOM_LICENSE_WIN:1&group_policy=none", {"license-pool"}),
+]
+
+
+def test_allocation_candidates(imported, api):
+    url, (providers, inventories, _, _, allocations, _) = imported
+    names = {uuid: p["name"] for uuid, p in providers.items()}
+    usage = defaultdict(lambda: defaultdict(int))
+    for rp, rc, _, used in allocations:
+        usage[rp][rc] += used
+    for query, providers_named in CANDIDATE_QUERIES:
+        body = api.get(f"/allocation_candidates?{query}", version="1.39").json()
+        requested = {part.split(":")[0] for value in query.split("&")
+                     if value.startswith("resources")
+                     for part in value.split("=", 1)[1].split(",")}
+        chosen = {rp for request in body["allocation_requests"]
+                  for rp in request["allocations"]}
+        assert body["allocation_requests"], query
+        assert providers_named <= {names[rp] for rp in chosen}, query
+        for request in body["allocation_requests"]:
+            for rp, a in request["allocations"].items():
+                assert set(a["resources"]) <= set(inventories[rp]) & requested
+        for rp, summary in body["provider_summaries"].items():
+            assert summary["root_provider_uuid"] == providers[rp]["root_provider_uuid"]
+            for rc, figures in summary["resources"].items():
+                assert figures["used"] == usage[rp].get(rc, 0), (query, rp, rc)
+
+
+def test_dry_run_lists_overcapacity_and_writes_nothing(sample_url, api):
+    output = run_import(sample_url, "--dry-run")
+    assert "used beyond" in output and "Dry run:" in output
+    assert "usage per provider and class" in output
+    assert api.get("/resource_providers").json()["resource_providers"] == []
+
+
+def test_trees_are_consistent_after_import(sqlite_sample):
+    run_import(sqlite_sample)
+    out = StringIO()
+    try:
+        call_command("placement_status", stdout=out)
+    except SystemExit:
+        pass
+    assert "every tree is consistent" in out.getvalue()
