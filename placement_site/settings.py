@@ -74,9 +74,12 @@ INSTALLED_APPS = [
     "providers",
     "allocations",
     "candidates",
+    "placement_site.ops",
 ]
 
 MIDDLEWARE = [
+    # outermost: answers /healthz, /readyz, /metrics, /openapi.json; measures and logs the rest
+    "placement_site.ops.middleware.ObservabilityMiddleware",
     "placement_site.api.middleware.RequestIdMiddleware",
     "placement_site.api.middleware.CorsMiddleware",
     "placement_site.api.middleware.PlacementAuthMiddleware",
@@ -167,12 +170,26 @@ if PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY not in ("depth-first", "b
     raise ImproperlyConfigured("PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY must be "
                                "depth-first or breadth-first")
 
+# --- Operations (placement_site/ops, README "Operating in production") ---
+# Where Prometheus scrapes; outside Placement's routes, no token (restrict it at the proxy).
+PLACEMENT_METRICS_PATH = os.environ.get("PLACEMENT_METRICS_PATH", "/metrics")
+if not PLACEMENT_METRICS_PATH.startswith("/"):
+    raise ImproperlyConfigured("PLACEMENT_METRICS_PATH must start with /")
+# text: plain lines for development; json: one JSON object per line for log pipelines.
+PLACEMENT_LOG_FORMAT = os.environ.get("PLACEMENT_LOG_FORMAT", "text")
+if PLACEMENT_LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured("PLACEMENT_LOG_FORMAT must be text or json")
+
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "placement_site.ops.logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler",
+                             "formatter": PLACEMENT_LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.request": {"level": "ERROR"}},
 }
