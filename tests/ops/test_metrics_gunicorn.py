@@ -1,5 +1,5 @@
-"""Metrics under gunicorn with two workers (multiprocess mode): every value is summed
-over the workers whichever worker answers the scrape."""
+"""A live gunicorn server with two workers: metrics (multiprocess mode: every value is
+summed over the workers whichever worker answers the scrape) and JSON request logs."""
 import json
 import os
 import socket
@@ -34,19 +34,21 @@ def _free_port():
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("metrics")
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{workdir}/db.sqlite3")
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{workdir}/db.sqlite3",
+               PLACEMENT_LOG_FORMAT="json", LOG_LEVEL="INFO")
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
                    cwd=ROOT, env=env, check=True)
     # gunicorn_conf creates and empties the directory when the server starts
     env["PROMETHEUS_MULTIPROC_DIR"] = str(workdir / "prometheus")
     port = _free_port()
+    log = open(workdir / "server.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application",
          "--config", "python:placement_site.ops.gunicorn_conf",
          "--worker-class", "placement_site.gunicorn_worker.PlacementSyncWorker",
          "--bind", f"127.0.0.1:{port}", "--workers", "2", "--log-level", "error"],
-        cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+        cwd=ROOT, env=env, stderr=log)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -58,10 +60,11 @@ def server(tmp_path_factory):
             if time.monotonic() > deadline or process.poll() is not None:
                 raise RuntimeError("gunicorn did not start")
             time.sleep(0.2)
-        yield port
+        yield port, workdir / "server.log"
     finally:
         process.terminate()
         process.wait(timeout=20)
+        log.close()
 
 
 def _call(port, method, path, body=None, headers=HEADERS):
@@ -88,7 +91,7 @@ def _value(samples, name, **labels):
 
 
 def test_known_requests_are_summed_over_both_workers(server):
-    port = server
+    port, _ = server
     for _ in range(12):
         assert _call(port, "GET", "/resource_providers")[0] == 200
     for _ in range(4):
@@ -131,6 +134,55 @@ def test_known_requests_are_summed_over_both_workers(server):
 
 
 def test_health_endpoints_on_the_live_server(server):
-    assert _call(server, "GET", "/healthz", headers={})[0] == 200
-    status, body = _call(server, "GET", "/readyz", headers={})
+    port, _ = server
+    assert _call(port, "GET", "/healthz", headers={})[0] == 200
+    status, body = _call(port, "GET", "/readyz", headers={})
     assert status == 200 and json.loads(body)["status"] == "ready"
+
+
+def _log_lines(log_file, **fields):
+    deadline = time.monotonic() + 10
+    while True:  # the workers' stderr is flushed per record, but let them catch up
+        lines = [json.loads(line) for line in log_file.read_text().splitlines()
+                 if line.startswith("{")]
+        found = [line for line in lines
+                 if all(line.get(k) == v for k, v in fields.items())]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def test_one_json_line_per_request(server):
+    port, log = server
+    caller_id = f"req-{uuid.uuid4()}"
+    rp = str(uuid.uuid4())
+    headers = dict(HEADERS, **{"X-OpenStack-Request-ID": caller_id,
+                               "X-Auth-Token": "alice:tenant1", "X-Roles": "admin",
+                               "OpenStack-API-Version": "placement 1.20"})
+    assert _call(port, "GET", f"/resource_providers/{rp}", headers=headers)[0] == 404
+    [line] = _log_lines(log, global_request_id=caller_id)
+    assert line["logger"] == "placement.request"
+    assert line["level"] == "INFO"
+    assert line["request_id"].startswith("req-") and line["request_id"] != caller_id
+    assert line["user_id"] == "alice" and line["project_id"] == "tenant1"
+    assert line["method"] == "GET"
+    assert line["route"] == "/resource_providers/<str:uuid>"
+    assert line["microversion"] == "1.20"
+    assert line["status"] == 404
+    assert line["duration_ms"] > 0 and line["db_queries"] >= 1
+    assert line["time"].endswith("+00:00")
+
+
+def test_a_global_request_id_that_is_not_req_uuid_is_not_logged(server):
+    port, log = server
+    headers = dict(HEADERS, **{"X-OpenStack-Request-ID": "req-not-a-uuid"})
+    assert _call(port, "GET", "/traits", headers=headers)[0] == 200
+    [line] = _log_lines(log, route="/traits")
+    assert line["global_request_id"] is None
+
+
+def test_over_capacity_writes_are_logged_with_their_uuids(server):
+    port, log = server
+    [warning] = _log_lines(log, logger="placement.allocations", level="WARNING")
+    assert set(warning) >= {"consumer_uuid", "provider_uuid", "resource_class"}
+    assert warning["provider_uuid"] in warning["message"]
