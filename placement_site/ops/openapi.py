@@ -208,6 +208,22 @@ OPERATIONS = {
         query=candidates_query_schema(LATEST)),
 }
 
+# Operations that create something, and where it then lives: OpenAPI links from their
+# answer to every operation under that path (schemathesis' stateful phase follows them).
+# (path, method, status, path of what was created, {parameter: runtime expression})
+CREATES = (
+    ("/resource_providers", "post", "200", "/resource_providers/{uuid}",
+     {"uuid": "$response.body#/uuid"}),
+    ("/resource_providers/{uuid}/inventories", "post", "201",
+     "/resource_providers/{uuid}/inventories/{resource_class}",
+     {"uuid": "$request.path.uuid", "resource_class": "$request.body#/resource_class"}),
+    ("/resource_classes/{name}", "put", "201", "/resource_classes/{name}",
+     {"name": "$request.path.name"}),
+    ("/traits/{name}", "put", "201", "/traits/{name}", {"name": "$request.path.name"}),
+    ("/allocations/{consumer_uuid}", "put", "204", "/allocations/{consumer_uuid}",
+     {"consumer_uuid": "$request.path.consumer_uuid"}),
+)
+
 # Path parameters: the route converters' names.
 PATH_PARAMETERS = {
     "uuid": UUID,
@@ -281,10 +297,30 @@ def _responses(operation):
     return responses
 
 
+def _operation_id(path, method):
+    return f"{method}_{path.strip('/').replace('/', '_') or 'root'}".replace(
+        "{", "").replace("}", "")
+
+
+def _add_links(paths):
+    for path, method, status, created, expressions in CREATES:
+        links = paths[path][method]["responses"][status].setdefault("links", {})
+        for target, operations in paths.items():
+            parameters = re.findall(r"{(\w+)}", target)
+            if target != created and not target.startswith(created + "/"):
+                continue
+            if not set(parameters) <= expressions.keys():
+                continue  # needs something this answer does not tell
+            for target_method in operations:
+                links[_operation_id(target, target_method)] = {
+                    "operationId": _operation_id(target, target_method),
+                    "parameters": {name: expressions[name] for name in parameters},
+                }
+
+
 def _operation(path, method, operation):
     document = {
-        "operationId": f"{method}_{path.strip('/').replace('/', '_') or 'root'}"
-                       .replace("{", "").replace("}", ""),
+        "operationId": _operation_id(path, method),
         "summary": operation["summary"],
         "responses": _responses(operation),
     }
@@ -314,6 +350,7 @@ def document():
     for path, methods in routes():
         paths[path] = {method: _operation(path, method, OPERATIONS[(path, method)])
                        for method in methods}
+    _add_links(paths)
     return {
         "openapi": "3.1.0",
         "info": {

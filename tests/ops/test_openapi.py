@@ -166,3 +166,17 @@ def test_every_operation_answers_as_documented(api):
     call("DELETE", "/resource_classes/CUSTOM_GPU", "/resource_classes/{name}", 204)
     call("DELETE", f"/resource_providers/{child}", R, 204)
     assert called == set(openapi.OPERATIONS)
+
+
+def test_links_lead_from_what_creates_to_what_uses_it(document):
+    links = document["paths"]["/resource_providers"]["post"]["responses"]["200"]["links"]
+    assert links["get_resource_providers_uuid_inventories"] == {
+        "operationId": "get_resource_providers_uuid_inventories",
+        "parameters": {"uuid": "$response.body#/uuid"}}
+    assert "get_resource_providers_uuid_inventories_resource_class" not in links
+    operation_ids = {operation["operationId"] for operations in document["paths"].values()
+                     for operation in operations.values()}
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for response in operation["responses"].values():
+                assert set(response.get("links", {})) <= operation_ids
