@@ -15,8 +15,9 @@ REQUEST_LOG = logging.getLogger("placement.request")
 _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
     "message", "asctime"}
 
-# What Placement's request_id middleware accepts as a caller's global request id.
-GLOBAL_REQUEST_ID = re.compile(
+# A request id: ours in x-openstack-request-id, and what Placement's request_id
+# middleware accepts as a caller's global request id.
+REQUEST_ID = re.compile(
     r"^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -43,7 +44,7 @@ def global_request_id(request):
     """The caller's X-OpenStack-Request-ID when it is a valid req-<uuid>, else None
     (Placement uses it only for logging and never echoes it)."""
     value = request.headers.get("X-OpenStack-Request-ID")
-    if value and GLOBAL_REQUEST_ID.match(value):
+    if value and REQUEST_ID.match(value):
         return value
     return None
 

@@ -18,6 +18,7 @@ from allocations.api import schemas as allocation_schemas
 from allocations.api.reshaper_views import reshaper_schema
 from candidates.request import query_schema as candidates_query_schema
 from placement_site.api import microversion
+from placement_site.ops.logs import REQUEST_ID
 from providers.api.views import aggregates as aggregate_views
 from providers.api.views import inventories as inventory_views
 from providers.api.views import provider_traits as provider_trait_views
@@ -60,7 +61,7 @@ RESPONSE_SCHEMAS = {
         "status": {"type": "integer"},
         "title": {"type": "string"},
         "detail": {"type": "string"},
-        "request_id": {"type": "string", "pattern": "^req-[0-9a-f-]{36}$"},
+        "request_id": {"type": "string", "pattern": REQUEST_ID.pattern},
         "code": {"type": "string", "pattern": r"^placement\."},
         "max_version": {"type": "string"},
         "min_version": {"type": "string"},
@@ -228,8 +229,9 @@ CREATES = (
 PATH_PARAMETERS = {
     "uuid": UUID,
     "consumer_uuid": UUID,
-    "name": {"type": "string", "pattern": "^[A-Z0-9_]+$", "maxLength": 255},
-    "resource_class": {"type": "string", "pattern": "^[A-Z0-9_]+$", "maxLength": 255},
+    # any string: the views answer a malformed name with a 400 or a 404
+    "name": {"type": "string"},
+    "resource_class": {"type": "string"},
 }
 
 # "^resources(...)?$" in a query schema's patternProperties: the parameter `resources`
