@@ -10,6 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from allocations import exceptions
+from placement_site.ops import events
 from providers.models import capacity as inventory_capacity
 
 
@@ -111,5 +112,7 @@ def check_write_set(records, inventories, current_usage, own_usage):
         previous = current_usage.get(key, 0)
         others = previous - own_usage.get(key, 0)
         if exceeds_capacity(others + requested[key], previous, limits):
+            events.capacity_refused(  # counted and logged for operators
+                record.consumer_uuid, record.provider_uuid, record.resource_class)
             raise exceptions.CapacityExceeded(record.resource_class, record.provider_uuid)
     return None

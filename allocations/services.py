@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from allocations import exceptions, rules
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from placement_site.ops import events
 from providers.models import Inventory, ResourceClass, ResourceProvider
 
 LOG = logging.getLogger(__name__)
@@ -110,6 +111,8 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
             conflict = exceptions.AllocationWriteConflict("deadlock detected")
         LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.detail)
         if attempt < retries:
+            events.allocation_write_retried(
+                [c.consumer_uuid for c in consumers], attempt + 1, conflict.detail)
             # Small jitter so the losers of a race do not collide again in lock-step.
             time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
     raise conflict

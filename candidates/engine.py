@@ -20,6 +20,7 @@ import random
 from dataclasses import dataclass, field
 
 from placement_site.api.exceptions import BadRequest
+from placement_site.ops import metrics
 from candidates import candidate_set, combine
 from candidates.resolve import resolve
 from candidates.sql import Scope, aggregates as agg_sql, capacity, summaries, traits as trait_sql
@@ -72,6 +73,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
     found, roots, whole = _generate(query, groups, names, cap, drop_same_tree, breadth_first)
+    metrics.observe_candidate_work(len(roots), cap is not None and len(found) >= cap)
     generated = found
     if randomize:
         if limit is not None and limit < len(found):

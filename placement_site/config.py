@@ -81,6 +81,12 @@ OPTIONS = {
                    ignore_case=True, help="Root log level."),
         cfg.StrOpt("data_dir", default=str(BASE_DIR / "data"),
                    help="Directory of the default SQLite database and generated secret key."),
+        cfg.StrOpt("log_format", default="text", choices=["text", "json"],
+                   help="text: plain lines for development; json: one JSON object per "
+                        "line (one per request) for log pipelines."),
+        cfg.StrOpt("metrics_path", default="/metrics", regex=r"^/",
+                   help="Where Prometheus scrapes; outside Placement's routes, no token "
+                        "(restrict it at the proxy)."),
     ],
 }
 
@@ -118,6 +124,8 @@ ENVIRONMENT = {
     "ALLOWED_HOSTS": ("django", "allowed_hosts"),
     "LOG_LEVEL": ("django", "log_level"),
     "PLACEMENT_DATA_DIR": ("django", "data_dir"),
+    "PLACEMENT_LOG_FORMAT": ("django", "log_format"),
+    "PLACEMENT_METRICS_PATH": ("django", "metrics_path"),
 }
 
 

@@ -69,9 +69,12 @@ INSTALLED_APPS = [
     "allocations",
     "candidates",
     "placement_site",  # management commands config_sample and policy_sample
+    "placement_site.ops",
 ]
 
 MIDDLEWARE = [
+    # outermost: answers /healthz, /readyz, /metrics, /openapi.json; measures and logs the rest
+    "placement_site.ops.middleware.ObservabilityMiddleware",
     "placement_site.api.middleware.RequestIdMiddleware",
     "placement_site.api.middleware.AnyHostMiddleware",
     "placement_site.api.middleware.PageSecurityMiddleware",
@@ -162,12 +165,19 @@ PLACEMENT_MAX_ALLOCATION_CANDIDATES = CONF.placement.max_allocation_candidates
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = (
     CONF.placement.allocation_candidates_generation_strategy)
 
+# --- Operations (placement_site/ops, README "Operating it") ---
+PLACEMENT_METRICS_PATH = CONF.django.metrics_path
+PLACEMENT_LOG_FORMAT = CONF.django.log_format
 LOG_LEVEL = CONF.django.log_level.upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "placement_site.ops.logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler",
+                             "formatter": PLACEMENT_LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.request": {"level": "ERROR"}},
 }

@@ -24,7 +24,7 @@ urlpatterns = [
     # The admin's CSS/JS straight from the app directories (no collectstatic, no
     # separate web server needed); the files are small and the pages staff-only.
     re_path(r"^static/(?P<path>.+)$", serve_static, {"insecure": True}),
-    re_path(r"^.*$", not_found),
+    re_path(r"^.*$", not_found, name="unmatched"),  # metrics label it "unmatched"
 ]
 
 handler404 = not_found

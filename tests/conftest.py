@@ -4,6 +4,10 @@ import json
 import pytest
 from django.test import Client
 
+from tests.openapi_check import response_problem
+
+CHECKED_VERSIONS = ("latest", "1.39")
+
 
 class PlacementClient:
     """Django test client with Placement's headers: token, microversion, JSON bodies.
@@ -37,7 +41,12 @@ class PlacementClient:
             kwargs["content_type"] = content_type
             if data == "":  # Django only sends Content-Type along with a body
                 extra.setdefault("CONTENT_TYPE", content_type)
-        return self.client.generic(method, path, **kwargs, **extra)
+        response = self.client.generic(method, path, **kwargs, **extra)
+        if version in CHECKED_VERSIONS and "HTTP_ACCEPT" not in extra:
+            # the OpenAPI document describes the latest microversion
+            problem = response_problem(method, path, response)
+            assert problem is None, problem
+        return response
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)

@@ -77,4 +77,5 @@ def error_response(request, status, detail, code=None, headers=None, extra=None)
             response = HttpResponse(text, status=status, content_type="text/plain; charset=UTF-8")
     for name, value in (headers or {}).items():
         response[name] = value
+    response.placement_error_code = code or DEFAULT  # for metrics (409s by code)
     return response

@@ -1,0 +1,46 @@
+"""gunicorn's configuration: `gunicorn --config python:placement_site.gunicorn_conf …`
+(gunicorn.conf.py in the project directory, read when gunicorn starts there, is the same).
+
+- The master checks placement.conf and the policy file once before it forks, so that a
+  bad value stops the start with one line naming the option (each worker failing on its
+  own ends in gunicorn tracebacks).
+- Prometheus multiprocess mode: workers share PROMETHEUS_MULTIPROC_DIR; each writes its
+  metric values to files there and a scrape sums them. The directory must be empty when
+  the server starts (values of an earlier run would be added in) and a dead worker's live
+  gauges must be dropped. Without PROMETHEUS_MULTIPROC_DIR in the environment a fresh
+  temporary directory is used; set it to a tmpfs path in production.
+"""
+import os
+import tempfile
+
+# Set here, in the master, before any worker imports prometheus_client.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
+                      tempfile.mkdtemp(prefix="placement-prometheus-"))
+
+
+def on_starting(server):
+    directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    os.makedirs(directory, exist_ok=True)
+    for name in os.listdir(directory):
+        if name.endswith(".db"):  # prometheus-client's value files, nothing else
+            os.remove(os.path.join(directory, name))
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
+    import django
+
+    django.setup()  # settings.py stops the start on a bad configuration value
+    from placement_site.api import policy
+
+    policy.check_at_start()
+
+
+def post_worker_init(worker):
+    from placement_site.ops import metrics
+
+    metrics.worker_started()
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

@@ -1,0 +1,79 @@
+"""Liveness (/healthz) and readiness (/readyz) for load balancers and Kubernetes probes.
+
+Both are cheap: liveness touches nothing; readiness runs `SELECT 1`, asks the
+migration executor for an empty plan (remembered once true: applied migrations stay
+applied while the process lives) and looks up one standard resource class and one
+standard trait by their unique names (index lookups, no table scans).
+"""
+import json
+
+import os_resource_classes
+import os_traits
+from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
+from django.http import HttpResponse
+
+# The newest names of the libraries: present only when the standard names were synced
+# after the libraries were installed (providers/apps.py does it after every migrate).
+NEWEST_STANDARD_CLASS = list(os_resource_classes.STANDARDS)[-1]
+NEWEST_STANDARD_TRAIT = max(os_traits.get_traits())
+
+_migrations_applied = False
+
+
+def _json(status, document):
+    response = HttpResponse(json.dumps(document), status=status,
+                            content_type="application/json")
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def healthz(request):
+    """The process answers."""
+    return _json(200, {"status": "ok"})
+
+
+def _database_reachable():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+    return True
+
+
+def _migrations_are_applied():
+    global _migrations_applied
+    if not _migrations_applied:
+        executor = MigrationExecutor(connection)
+        targets = executor.loader.graph.leaf_nodes()
+        _migrations_applied = not executor.migration_plan(targets)
+    return _migrations_applied
+
+
+def _standard_names_present():
+    from providers.models import ResourceClass, Trait
+
+    return (ResourceClass.objects.filter(name=NEWEST_STANDARD_CLASS).exists()
+            and Trait.objects.filter(name=NEWEST_STANDARD_TRAIT).exists())
+
+
+READINESS_CHECKS = (
+    ("database", _database_reachable),
+    ("migrations", _migrations_are_applied),
+    ("standard_names", _standard_names_present),
+)
+
+
+def readyz(request):
+    """200 when every check passes, else 503 naming the ones that failed.
+
+    A check that fails stops the later ones (no migrations -> no tables to look in).
+    """
+    checks = {}
+    for name, check in READINESS_CHECKS:
+        try:
+            checks[name] = "ok" if check() else "failed"
+        except DatabaseError as exc:
+            checks[name] = f"failed: {type(exc).__name__}: {exc}".strip()
+        if checks[name] != "ok":
+            return _json(503, {"status": "not ready", "checks": checks})
+    return _json(200, {"status": "ready", "checks": checks})

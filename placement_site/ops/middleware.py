@@ -1,0 +1,89 @@
+"""The outermost middleware: answers the operator endpoints itself, and measures
+and logs every other request.
+
+The operator endpoints (health, metrics, OpenAPI) are answered before any Placement
+stage runs: no token, no microversion, no request log line (probes come every few
+seconds). Every other request is timed, its database queries counted, and it is
+recorded under its route template (the URL pattern it resolved to, never the raw path).
+"""
+import time
+
+from django.conf import settings
+from django.db import connection
+from django.urls import Resolver404, resolve
+
+from placement_site.ops import health, logs, metrics, openapi
+
+UNMATCHED_ROUTE = "unmatched"
+UNMATCHED_URL_NAME = "unmatched"  # the name of urls.py's catch-all 404 route
+KNOWN_METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
+
+
+class QueryTally:
+    """A connection.execute_wrapper counting queries and the time spent in them."""
+
+    __slots__ = ("count", "seconds")
+
+    def __init__(self):
+        self.count = 0
+        self.seconds = 0.0
+
+    def __call__(self, execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.count += 1
+            self.seconds += time.perf_counter() - started
+
+
+def route_template(request):
+    """"/resource_providers/<str:uuid>" for /resource_providers/1b2c...; requests
+    answered by a middleware before URL resolution are resolved here."""
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        try:
+            match = resolve(request.path_info)
+        except Resolver404:
+            return UNMATCHED_ROUTE
+    if match.url_name == UNMATCHED_URL_NAME:
+        return UNMATCHED_ROUTE
+    return "/" + match.route
+
+
+class ObservabilityMiddleware:
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.operator_endpoints = {
+            "/healthz": health.healthz,
+            "/readyz": health.readyz,
+            settings.PLACEMENT_METRICS_PATH: metrics.metrics_view,
+            "/openapi.json": openapi.openapi_view,
+        }
+
+    def __call__(self, request):
+        endpoint = self.operator_endpoints.get(request.path_info)
+        if endpoint is not None:
+            return endpoint(request)
+        started = time.perf_counter()
+        queries = QueryTally()
+        metrics.WORKER_REQUESTS_IN_PROGRESS.inc()
+        try:
+            with connection.execute_wrapper(queries):
+                response = self.get_response(request)
+        finally:
+            metrics.WORKER_REQUESTS_IN_PROGRESS.dec()
+        seconds = time.perf_counter() - started
+        route = route_template(request)
+        method = request.method if request.method in KNOWN_METHODS else "other"
+        status = str(response.status_code)
+        version = getattr(request, "placement_version", None)
+        microversion = str(version) if version is not None else "none"
+        metrics.observe_request(
+            route, method, status, microversion, seconds, queries.count, queries.seconds,
+            error_code=getattr(response, "placement_error_code", None))
+        logs.log_request(request, route=route, status=status, microversion=microversion,
+                         seconds=seconds, db_queries=queries.count,
+                         db_seconds=queries.seconds)
+        return response

@@ -1,0 +1,121 @@
+"""Metrics in one process (the default registry): values after known requests."""
+import uuid
+
+import pytest
+from django.test import Client
+from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.factories import make_consumer, make_provider, allocate
+
+
+def sample(name, **labels):
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+class Delta:
+    """Metric values now minus at creation (the registry lives across tests)."""
+
+    def __init__(self, *keys):
+        self.keys = keys
+        self.before = [sample(name, **labels) for name, labels in keys]
+
+    def __call__(self):
+        return [sample(name, **labels) - was
+                for (name, labels), was in zip(self.keys, self.before)]
+
+
+REQUESTS = "placement_http_requests_total"
+
+
+def test_requests_are_counted_by_route_template_method_status_and_microversion(api):
+    known = {"route": "/resource_providers/<str:uuid>", "method": "GET",
+             "status": "404", "microversion": "1.39"}
+    listed = {"route": "/resource_providers", "method": "GET", "status": "200",
+              "microversion": "1.14"}
+    delta = Delta((REQUESTS, known), (REQUESTS, listed),
+                  ("placement_http_request_duration_seconds_count",
+                   {"route": "/resource_providers/<str:uuid>", "method": "GET"}))
+    for _ in range(3):
+        assert api.get(f"/resource_providers/{uuid.uuid4()}").status_code == 404
+    api.get("/resource_providers", version="1.14")
+    assert delta() == [3, 1, 3]
+
+
+def test_unknown_paths_and_methods_have_bounded_labels(api):
+    delta = Delta((REQUESTS, {"route": "unmatched", "method": "GET", "status": "404",
+                              "microversion": "1.39"}),
+                  (REQUESTS, {"route": "/traits", "method": "other", "status": "405",
+                              "microversion": "1.39"}))
+    api.get(f"/no/such/{uuid.uuid4()}")
+    api.request("BREW", "/traits")
+    assert delta() == [1, 1]
+
+
+def test_requests_refused_before_routing_still_get_their_route(make_api):
+    delta = Delta((REQUESTS, {"route": "/traits", "method": "GET", "status": "401",
+                              "microversion": "none"}))
+    make_api(token="").get("/traits")
+    assert delta() == [1]
+
+
+def test_database_queries_per_request_are_observed(api):
+    labels = {"route": "/resource_providers", "method": "GET"}
+    delta = Delta(("placement_http_request_db_queries_count", labels),
+                  ("placement_http_request_db_queries_sum", labels))
+    make_provider("one")
+    api.get("/resource_providers")
+    count, queries = delta()
+    assert count == 1
+    assert queries >= 1
+
+
+def test_conflicts_by_code_and_capacity_refusals(api):
+    provider = make_provider("small", inventory={"VCPU": 2})
+    holder = make_consumer()
+    allocate(holder, provider, VCPU=2)
+    consumer = str(uuid.uuid4())
+    route = "/allocations/<str:consumer_uuid>"
+    delta = Delta(("placement_http_conflicts_total",
+                   {"route": route, "method": "PUT", "code": "placement.undefined_code"}),
+                  ("placement_http_conflicts_total",
+                   {"route": route, "method": "PUT", "code": "placement.concurrent_update"}),
+                  ("placement_allocation_capacity_refusals_total", {}))
+    body = {"allocations": {provider.uuid: {"resources": {"VCPU": 1}}},
+            "project_id": str(uuid.uuid4()), "user_id": str(uuid.uuid4()),
+            "consumer_generation": None, "consumer_type": "INSTANCE"}
+    assert api.put(f"/allocations/{consumer}", body).status_code == 409
+    body["consumer_generation"] = 5
+    assert api.put(f"/allocations/{consumer}", body).status_code == 409
+    assert delta() == [1, 1, 1]
+
+
+def test_allocation_candidates_work(api):
+    for n in range(3):
+        make_provider(f"cn{n}", inventory={"VCPU": 4})
+    delta = Delta(("placement_allocation_candidates_duration_seconds_count", {}),
+                  ("placement_allocation_candidates_returned_sum", {}),
+                  ("placement_allocation_candidates_providers_scanned_count", {}),
+                  ("placement_allocation_candidates_generations_total", {"limited": "true"}),
+                  ("placement_allocation_candidates_generations_total", {"limited": "false"}))
+    assert api.get("/allocation_candidates?resources=VCPU:1&limit=1").status_code == 200
+    assert api.get("/allocation_candidates?resources=VCPU:1").status_code == 200
+    assert delta() == [2, 4, 2, 1, 1]
+
+
+@pytest.mark.django_db
+def test_metrics_endpoint_needs_no_token_and_speaks_prometheus_text():
+    response = Client().get("/metrics")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain; version=")
+    names = {family.name for family in text_string_to_metric_families(response.content.decode())}
+    assert {"placement_http_requests", "placement_worker_cpu_seconds",
+            "placement_allocation_write_retries"} <= names
+
+
+@pytest.mark.django_db
+def test_metrics_path_is_configurable(settings):
+    settings.PLACEMENT_METRICS_PATH = "/internal/metrics"
+    client = Client()  # builds its middleware chain with the setting in force
+    assert client.get("/internal/metrics").status_code == 200
+    assert client.get("/metrics").status_code == 401  # now an ordinary (unknown) API path
