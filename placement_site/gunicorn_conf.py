@@ -32,6 +32,10 @@ def on_starting(server):
     from placement_site.api import policy
 
     policy.check_at_start()
+    # The check imported the metrics in the master: its gauges must not read as a worker.
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(os.getpid())
 
 
 def post_worker_init(worker):
