@@ -35,10 +35,17 @@ _EXPLANATIONS = {
 }
 
 
+def _one_line(detail):
+    """Placement's WSGI layer flattens the specific message: each newline becomes a space and
+    carriage returns go, so clients that show only the last line of `detail` (osc-placement)
+    show the whole message."""
+    return str(detail).replace("\r", "").replace("\n", " ")
+
+
 def error_body(status, detail, request_id, code=None, version=None, extra=None):
     """The {"errors": [...]} document; `code` is shown only from microversion 1.23."""
     explanation = _EXPLANATIONS.get(status, "")
-    text = f"{explanation}\n\n {detail}  " if detail else explanation
+    text = f"{explanation}\n\n {_one_line(detail)}  " if detail else explanation
     error = {
         "status": status,
         "title": HTTPStatus(status).phrase,
