@@ -17,6 +17,9 @@ from placement_site.domain_errors import DEFAULT_CODE as DEFAULT  # noqa: E402
 
 CODE_MIN_VERSION = (1, 23)
 
+# Said by the API and by the gunicorn workers (gunicorn refuses such a header itself).
+CONTENT_LENGTH_NOT_INTEGER = "content-length header must be an integer"
+
 # The generic first paragraph of `detail`, as webob writes it for each status.
 _EXPLANATIONS = {
     400: "The server could not comply with the request since it is either malformed "
