@@ -204,8 +204,7 @@ class PlacementSync(_PlacementWorker, SyncWorker):
     """gunicorn's sync worker: one request per connection, one connection per process."""
 
     @classmethod
-    def check_config(cls, cfg, log):
-        super().check_config(cfg, log)
+    def check_config(cls, cfg, log):  # gunicorn's arbiter calls it when a class has one
         if cfg.threads > 1:
             log.warning("PlacementSync serves one request at a time and ignores --threads; "
                         "use placement_site.gunicorn_worker.PlacementThreaded for threads.")
