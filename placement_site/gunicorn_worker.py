@@ -167,9 +167,9 @@ def _framed(app):
         unread = []
 
         def start(status, headers, exc_info=None):
-            if chunked or body.remaining:
-                # gunicorn's Response: Connection: close, and no next request is parsed.
-                start_response.__self__.force_close()
+            response = getattr(start_response, "__self__", None)  # gunicorn's Response
+            if (chunked or body.remaining) and hasattr(response, "force_close"):
+                response.force_close()  # Connection: close; no next request is parsed
                 unread.append(True)
             return start_response(status, headers, exc_info)
 
