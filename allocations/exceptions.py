@@ -95,3 +95,11 @@ class ProviderNotFoundForAllocations(NotFound):
         super().__init__(
             f"Resource provider '{uuid}' not found: No resource provider with uuid "
             f"{uuid} found")
+
+
+class ProviderNotFoundForUsages(NotFound):
+    """GET /resource_providers/{uuid}/usages on an unknown provider: Placement repeats it."""
+
+    def __init__(self, uuid):
+        missing = f"No resource provider with uuid {uuid} found"
+        super().__init__(f"{missing}: {missing}")

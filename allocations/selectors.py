@@ -26,7 +26,8 @@ def consumer_allocations_get(*, consumer_uuid):
                 .values("provider__uuid", "provider__generation", "resource_class__name",
                         "used", "created_at", "consumer__generation",
                         "consumer__project__external_id", "consumer__user__external_id",
-                        "consumer__consumer_type__name"))
+                        "consumer__consumer_type__name")
+                .order_by("id"))
     if not rows:
         return ConsumerAllocationsView(allocations={})
     consumer = rows[0]
@@ -54,7 +55,8 @@ def provider_allocations_list(*, provider_id):
     """({consumer uuid: {"resources": {...}, "consumer_generation": g}}, last_modified)."""
     rows = (Allocation.objects.filter(provider_id=provider_id)
             .values("consumer__uuid", "consumer__generation", "resource_class__name", "used",
-                    "created_at"))
+                    "created_at")
+            .order_by("id"))
     allocations = {}
     last_modified = None
     for row in rows:
@@ -68,9 +70,10 @@ def provider_allocations_list(*, provider_id):
 
 
 def provider_usages(*, provider_id):
-    """{resource class: used} for every class the provider has inventory of."""
+    """{resource class: used} for every class the provider has inventory of, in class id
+    order (Placement's row order)."""
     usages = {name: 0 for name in Inventory.objects.filter(provider_id=provider_id)
-              .values_list("resource_class__name", flat=True)}
+              .order_by("resource_class_id").values_list("resource_class__name", flat=True)}
     used = (Allocation.objects.filter(provider_id=provider_id)
             .values("resource_class__name").annotate(used=Sum("used")).order_by())
     for row in used:
@@ -95,7 +98,8 @@ def usages_totals(*, project_id, user_id=None, consumer_type=None, grouped=False
     if user_id is not None:
         allocations = allocations.filter(consumer__user__external_id=user_id)
     if not grouped:
-        rows = allocations.values("resource_class__name").annotate(used=Sum("used")).order_by()
+        rows = (allocations.values("resource_class__name").annotate(used=Sum("used"))
+                .order_by("resource_class_id"))
         return {row["resource_class__name"]: row["used"] for row in rows}
 
     if consumer_type == ALL_TYPES:
@@ -115,7 +119,7 @@ def usages_totals(*, project_id, user_id=None, consumer_type=None, grouped=False
     group_by = [group_field] if group_field else []
     usages = {}
     for row in (allocations.values(*group_by, "resource_class__name")
-                .annotate(used=Sum("used")).order_by()):
+                .annotate(used=Sum("used")).order_by("resource_class_id")):
         usages.setdefault(group_of(row), {})[row["resource_class__name"]] = row["used"]
     if group_by:
         counts = (allocations.values(*group_by)

@@ -1,51 +1,222 @@
-"""gunicorn's sync worker, answering in Placement's error format where gunicorn itself
-refuses a request.
+"""gunicorn workers that keep the wire exactly Placement's: its JSON error body where gunicorn
+itself refuses a request, and connections that never tie up a worker.
 
-gunicorn reads Content-Length before the application sees the request, and answers a
-value that is not a number with an HTML page. Placement answers it with its JSON error
-body (http.md), which is what clients parse; this worker does the same. Every other
-request, good or bad, goes through unchanged.
+Two classes, one per gunicorn worker model (README, "Worker set-up"):
 
-Use: gunicorn --worker-class placement_site.gunicorn_worker.PlacementSyncWorker ...
+    --worker-class placement_site.gunicorn_worker.PlacementSync                # one request
+                                                                               # per connection
+    --worker-class placement_site.gunicorn_worker.PlacementThreaded --threads N  # keep-alive
+
+Neither name ends in "SyncWorker": gunicorn replaces any such class by its stock threaded
+worker when --threads > 1, silently dropping what this module adds.
+
+What both add:
+- A request gunicorn cannot parse (bad or duplicated Content-Length, oversized request
+  line or header, NUL in a header, ...) gets Placement's JSON error body, not HTML.
+- A response to a request whose body was not read to its end (refused before the body was
+  needed: 403, 404, 406, 415, 400) closes the connection (`Connection: close`): the unread
+  bytes would otherwise be taken for the next request, and the threaded worker would wait,
+  blocking a thread, for a next request after draining them. Before closing, the server
+  stops writing and reads what the client still sends for a moment, so the client reads
+  the answer instead of a reset.
+- A body that ends (the client half-closes) before its Content-Length is never applied:
+  reading it fails, and the API answers 400.
+- Every socket read waits at most half the worker timeout (--timeout), so a client that
+  stops sending in the middle of a request cannot hold a worker or thread for ever.
 """
 import json
+import socket
+import time
 import uuid
 
 from gunicorn import util
-from gunicorn.http.errors import InvalidHeader
+from gunicorn.http import errors as http_errors
+from gunicorn.workers.gthread import ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 
-from placement_site.api.errors import error_body
+from placement_site.api.errors import CONTENT_LENGTH_NOT_INTEGER, error_body
+
+# Requests gunicorn refuses while parsing them; the rest of handle_error's cases are 500s.
+_REFUSED_REQUESTS = (
+    http_errors.InvalidRequestLine, http_errors.InvalidRequestMethod,
+    http_errors.InvalidHTTPVersion, http_errors.InvalidHeader, http_errors.InvalidHeaderName,
+    http_errors.LimitRequestLine, http_errors.LimitRequestHeaders,
+    http_errors.InvalidProxyLine, http_errors.ForbiddenProxyRequest,
+    http_errors.InvalidSchemeHeaders, http_errors.UnsupportedTransferCoding,
+    http_errors.ObsoleteFolding,
+)
+_STATUS_LINES = {400: "400 Bad Request", 403: "403 Forbidden",
+                 500: "500 Internal Server Error"}
+# How long a closing connection keeps reading what the client still sends, and how much.
+LINGER_SECONDS = 1.0
+LINGER_BYTES = 1 << 20
 
 
-def _content_length_is_not_an_integer(exc):
-    if not isinstance(exc, InvalidHeader) or exc.hdr != "CONTENT-LENGTH":
-        return False
-    values = [value for name, value in getattr(exc.req, "headers", None) or ()
-              if name == "CONTENT-LENGTH"]
+class ShortBody(OSError):
+    """The client ended the body before its Content-Length (Django: UnreadablePostError)."""
+
+
+def _refusal_detail(exc):
+    """Placement's wording where it has one, gunicorn's description otherwise."""
+    if isinstance(exc, http_errors.InvalidHeader) and exc.hdr == "CONTENT-LENGTH":
+        values = [value for name, value in getattr(exc.req, "headers", None) or ()
+                  if name == "CONTENT-LENGTH"]
+        if len(values) == 1 and not values[0].lstrip("-").isdigit():
+            return CONTENT_LENGTH_NOT_INTEGER
+        return "Invalid Content-Length header"
+    if isinstance(exc, http_errors.LimitRequestLine):
+        return "Request Line is too large"
+    if isinstance(exc, http_errors.LimitRequestHeaders):
+        return f"Error parsing headers: '{exc}'"
+    return str(exc) or type(exc).__name__
+
+
+def _answer(client, status, detail):
+    """Write a complete JSON error response and ask for the connection to close."""
+    request_id = f"req-{uuid.uuid4()}"
+    body = json.dumps(error_body(status, detail, request_id)).encode()
+    head = (f"HTTP/1.1 {_STATUS_LINES[status]}\r\n"
+            "Connection: close\r\n"
+            "Content-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n"
+            f"x-openstack-request-id: {request_id}\r\n\r\n")
     try:
-        [int(value) for value in values]
-    except ValueError:
-        return True
-    return False
+        util.write_nonblock(client, head.encode("latin1") + body)
+    except OSError:
+        pass
 
 
-class PlacementSyncWorker(SyncWorker):
+def _linger(sock):
+    """Half-close, then read (and drop) what the client still sends for a moment.
+
+    Closing a socket whose unread bytes are still arriving sends a reset, and a reset can
+    make the client lose the answer it has not read yet."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + LINGER_SECONDS
+        drained = 0
+        while drained < LINGER_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            sock.settimeout(left)
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            drained += len(chunk)
+    except OSError:
+        pass
+
+
+class _CheckedBody:
+    """wsgi.input that knows whether the body was read to its Content-Length and raises
+    ShortBody when the client ends it earlier."""
+
+    def __init__(self, stream, length):
+        self._stream = stream
+        self.remaining = length
+
+    def _count(self, data, wanted):
+        self.remaining -= len(data)
+        if len(data) < wanted:
+            raise ShortBody(f"the request body ended {self.remaining} bytes before its "
+                            "Content-Length")
+        return data
+
+    def read(self, size=None):
+        wanted = self.remaining if size is None or size < 0 else min(size, self.remaining)
+        return self._count(self._stream.read(wanted), wanted) if wanted else b""
+
+    def readline(self, size=None):
+        wanted = self.remaining if size is None or size < 0 else min(size, self.remaining)
+        if not wanted:
+            return b""
+        line = self._stream.readline(wanted)
+        return line if line.endswith(b"\n") else self._count(line, wanted)
+
+    def __iter__(self):
+        return iter(self.readline, b"")
+
+
+class _Lingering:
+    """The app's response iterable; closing it (after gunicorn sent the response) lingers
+    on the socket when the request body was left unread."""
+
+    def __init__(self, iterable, sock):
+        self._iterable = iterable
+        self._sock = sock
+
+    def __iter__(self):
+        return iter(self._iterable)
+
+    def close(self):
+        try:
+            if hasattr(self._iterable, "close"):
+                self._iterable.close()
+        finally:
+            _linger(self._sock)
+
+
+def _framed(app):
+    """Wrap the WSGI app: check the body's length, close connections left with unread bytes."""
+
+    def application(environ, start_response):
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"] = _CheckedBody(environ["wsgi.input"], length)
+        unread = []
+
+        def start(status, headers, exc_info=None):
+            response = getattr(start_response, "__self__", None)  # gunicorn's Response
+            if (chunked or body.remaining) and hasattr(response, "force_close"):
+                response.force_close()  # Connection: close; no next request is parsed
+                unread.append(True)
+            return start_response(status, headers, exc_info)
+
+        result = app(environ, start)
+        sock = environ.get("gunicorn.socket")
+        return _Lingering(result, sock) if unread and sock is not None else result
+
+    return application
+
+
+class _PlacementWorker:
+    """What both worker classes add to gunicorn's (mixed in before the gunicorn class)."""
+
+    def load_wsgi(self):
+        super().load_wsgi()
+        self.wsgi = _framed(self.wsgi)
+
+    def _read_timeout(self):
+        return self.cfg.timeout / 2 if self.cfg.timeout else None
 
     def handle_error(self, req, client, addr, exc):
-        if not _content_length_is_not_an_integer(exc):
-            super().handle_error(req, client, addr, exc)
+        if isinstance(exc, _REFUSED_REQUESTS):
+            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
+            status = 403 if isinstance(exc, http_errors.ForbiddenProxyRequest) else 400
+            _answer(client, status, _refusal_detail(exc))
             return
-        request_id = f"req-{uuid.uuid4()}"
-        body = json.dumps(error_body(400, "content-length header must be an integer",
-                                     request_id)).encode()
-        head = ("HTTP/1.1 400 Bad Request\r\n"
-                "Connection: close\r\n"
-                "Content-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\n"
-                f"x-openstack-request-id: {request_id}\r\n\r\n")
-        self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
-        try:
-            util.write_nonblock(client, head.encode("latin1") + body)
-        except OSError:
-            self.log.debug("Failed to send error message.")
+        self.log.exception("Error handling request")
+        _answer(client, 500, f"{type(exc).__name__}: {exc}")
+
+
+class PlacementSync(_PlacementWorker, SyncWorker):
+    """gunicorn's sync worker: one request per connection, one connection per process."""
+
+    @classmethod
+    def check_config(cls, cfg, log):  # gunicorn's arbiter calls it when a class has one
+        if cfg.threads > 1:
+            log.warning("PlacementSync serves one request at a time and ignores --threads; "
+                        "use placement_site.gunicorn_worker.PlacementThreaded for threads.")
+
+    def handle(self, listener, client, addr):
+        client.settimeout(self._read_timeout())
+        super().handle(listener, client, addr)
+
+
+class PlacementThreaded(_PlacementWorker, ThreadWorker):
+    """gunicorn's threaded worker (--threads N): keep-alive connections, N threads."""
+
+    def handle(self, conn):
+        conn.sock.settimeout(self._read_timeout())
+        return super().handle(conn)

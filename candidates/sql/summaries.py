@@ -8,6 +8,10 @@ def trait_names(scope):
 
         SELECT pt.provider_id, t.name FROM resource_provider_traits pt
         JOIN traits t ON t.id = pt.trait_id [WHERE pt.provider_id IN <scope>]
+        ORDER BY pt.provider_id, pt.trait_id
+
+    Each provider's traits come in trait id (creation) order, as in Placement, on every
+    database.
     """
     if scope.empty:
         return []
@@ -17,6 +21,7 @@ def trait_names(scope):
         FROM resource_provider_traits pt
         JOIN traits t ON t.id = pt.trait_id
         WHERE 1 = 1{where}
+        ORDER BY pt.provider_id, pt.trait_id
     """, params)
 
 

@@ -17,6 +17,9 @@ from placement_site.domain_errors import DEFAULT_CODE as DEFAULT  # noqa: E402
 
 CODE_MIN_VERSION = (1, 23)
 
+# Said by the API and by the gunicorn workers (gunicorn refuses such a header itself).
+CONTENT_LENGTH_NOT_INTEGER = "content-length header must be an integer"
+
 # The generic first paragraph of `detail`, as webob writes it for each status.
 _EXPLANATIONS = {
     400: "The server could not comply with the request since it is either malformed "
@@ -35,10 +38,17 @@ _EXPLANATIONS = {
 }
 
 
+def _one_line(detail):
+    """Placement's WSGI layer flattens the specific message: each newline becomes a space and
+    carriage returns go, so clients that show only the last line of `detail` (osc-placement)
+    show the whole message."""
+    return str(detail).replace("\r", "").replace("\n", " ")
+
+
 def error_body(status, detail, request_id, code=None, version=None, extra=None):
     """The {"errors": [...]} document; `code` is shown only from microversion 1.23."""
     explanation = _EXPLANATIONS.get(status, "")
-    text = f"{explanation}\n\n {detail}  " if detail else explanation
+    text = f"{explanation}\n\n {_one_line(detail)}  " if detail else explanation
     error = {
         "status": status,
         "title": HTTPStatus(status).phrase,

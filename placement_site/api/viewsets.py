@@ -13,6 +13,7 @@ from functools import wraps
 from urllib.parse import unquote_to_bytes
 
 import jsonschema
+from django.http import UnreadablePostError
 from django.urls import get_script_prefix
 from django.utils import timezone
 from rest_framework import viewsets
@@ -106,7 +107,9 @@ class PlacementViewSet(viewsets.ViewSet):
         """Decode the JSON body and validate it against `schema` (400 on failure)."""
         try:
             data = json.loads(request.body.decode("utf-8"), parse_constant=_not_json)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        # UnreadablePostError: the body ended before its Content-Length (gunicorn_worker);
+        # a truncated document is never applied, even when what arrived parses.
+        except (ValueError, UnicodeDecodeError, RecursionError, UnreadablePostError) as exc:
             raise BadRequest(f"Malformed JSON: {exc}")
         problem = _document_problem(data)
         if problem:
@@ -154,12 +157,18 @@ class PlacementViewSet(viewsets.ViewSet):
 
 
 def check_query_decodes(request):
-    """Django decodes a bad query string with replacement characters; Placement refuses it."""
+    """Refuse a query string the endpoint cannot validate: one that is not UTF-8 (Django
+    would decode it with replacement characters) or holds NUL characters (no Placement name
+    or id may hold one, and PostgreSQL cannot compare them). Endpoints that ignore their
+    query string never call this (http.md §5.4)."""
     raw = request.META.get("QUERY_STRING", "").encode("latin-1", "replace")
     try:
         unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
     except UnicodeDecodeError:
         raise BadRequest("Invalid query string parameters: the query string is not UTF-8")
+    if any("\x00" in key or any("\x00" in v for v in values)
+           for key, values in request.GET.lists()):
+        raise BadRequest("Invalid query string parameters: NUL characters are not allowed")
 
 
 def _not_json(constant):

@@ -119,17 +119,19 @@ def provider_list(*, name=None, uuid=None, in_tree=None, required=None, member_o
 
 
 def inventories_of(provider):
-    """{class name: Inventory} of a provider."""
+    """{class name: Inventory} of a provider, in class id order (Placement's row order)."""
     return {inv.resource_class.name: inv
             for inv in Inventory.objects.filter(provider=provider).select_related(
-                "resource_class")}
+                "resource_class").order_by("resource_class_id")}
 
 
 def aggregate_uuids_of(provider):
+    """In aggregate id (creation) order, as Placement's rows come."""
     return list(ProviderAggregate.objects.filter(provider=provider)
-                .values_list("aggregate__uuid", flat=True))
+                .order_by("aggregate_id").values_list("aggregate__uuid", flat=True))
 
 
 def traits_of(provider):
-    """Trait rows of a provider (name, created_at, updated_at)."""
-    return list(Trait.objects.filter(providers=provider).order_by("name"))
+    """Trait rows of a provider (name, created_at, updated_at), in trait id (creation)
+    order as Placement's rows come, the same on every database."""
+    return list(Trait.objects.filter(providers=provider).order_by("id"))

@@ -232,7 +232,8 @@ def inventory_delete(*, provider, resource_class):
             raise NotFound(f"No inventory of class {resource_class} found for delete: "
                            f"No such resource class {resource_class}.")
         if not Inventory.objects.filter(provider=provider, resource_class=rc).exists():
-            raise NotFound(f"No inventory of class {resource_class} found for delete")
+            missing = f"No inventory of class {resource_class} found for delete"
+            raise NotFound(f"{missing}: {missing}")  # Placement repeats it
         provider_bump_generation(provider, detail=(
             f"Unable to delete inventory of class {resource_class}: the inventory was "
             "updated by another process. Please retry your request."))

@@ -24,7 +24,7 @@ def provider_traits_replace(*, provider, trait_names, generation):
         with transaction.atomic():
             if generation != provider.generation:
                 raise exceptions.ProviderGenerationConflict()
-            traits = list(Trait.objects.filter(name__in=names))
+            traits = list(Trait.objects.filter(name__in=names).order_by("id"))
             missing = sorted(names - {trait.name for trait in traits})
             if missing:
                 raise BadRequest(f"No such trait {', '.join(missing)}")

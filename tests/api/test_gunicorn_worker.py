@@ -1,7 +1,10 @@
-"""The gunicorn worker class the scripts serve with: Placement's JSON error body even
-for what gunicorn refuses before Django sees the request."""
+"""The gunicorn workers the scripts serve with, through a real gunicorn process (sync and
+threaded) and raw sockets: Placement's JSON error body even for what gunicorn refuses
+before Django sees the request, and a service that keep-alive clients cannot take down."""
+import http.client
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -9,8 +12,29 @@ import time
 from pathlib import Path
 
 import pytest
+from gunicorn.config import Config
+
+from placement_site import gunicorn_worker
 
 ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 30  # generous: the machine may be loaded
+# gunicorn's --timeout; the workers wait at most half of it for a client's bytes.
+WORKER_TIMEOUT = 6
+WORKERS = {
+    "sync": ["--worker-class", "placement_site.gunicorn_worker.PlacementSync"],
+    "threaded": ["--worker-class", "placement_site.gunicorn_worker.PlacementThreaded",
+                 "--threads", "4"],
+}
+ADMIN = b"Host: x\r\nX-Auth-Token: admin\r\n"
+
+
+class Server(int):
+    """The port of a running gunicorn, which knows its worker kind."""
+
+    def __new__(cls, port, kind):
+        server = super().__new__(cls, port)
+        server.kind = kind
+        return server
 
 
 def _free_port():
@@ -19,29 +43,26 @@ def _free_port():
         return sock.getsockname()[1]
 
 
-def _exchange(port, raw):
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(raw)
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
-    lines = head.decode("latin1").split("\r\n")
-    headers = dict(line.split(": ", 1) for line in lines[1:])
-    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, body
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def migrated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("db") / "template.sqlite3"
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT,
+                   env=dict(os.environ, DATABASE_URL=f"sqlite:///{path}"), check=True)
+    return path
+
+
+@pytest.fixture(scope="module", params=sorted(WORKERS))
+def server(request, migrated, tmp_path_factory):
+    database = tmp_path_factory.mktemp(request.param) / "db.sqlite3"
+    shutil.copy(migrated, database)
     port = _free_port()
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path_factory.mktemp('g')}/db.sqlite3")
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application",
-         "--worker-class", "placement_site.gunicorn_worker.PlacementSyncWorker",
-         "--bind", f"127.0.0.1:{port}", "--workers", "1", "--log-level", "error"],
-        cwd=ROOT, env=env)
+         *WORKERS[request.param], "--bind", f"127.0.0.1:{port}", "--workers", "1",
+         "--timeout", str(WORKER_TIMEOUT), "--log-level", "critical"],
+        cwd=ROOT, env=dict(os.environ, DATABASE_URL=f"sqlite:///{database}"))
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + TIMEOUT
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -50,32 +71,154 @@ def server(tmp_path_factory):
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise RuntimeError("gunicorn did not start")
                 time.sleep(0.1)
-        yield port
+        yield Server(port, request.param)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=TIMEOUT)
 
 
-def test_content_length_that_is_not_a_number_gets_placement_error(server):
-    status, headers, body = _exchange(
-        server, b"POST /resource_providers HTTP/1.1\r\nHost: x\r\n"
-                b"Content-Type: application/json\r\nContent-Length: hi mom\r\n\r\n{}")
-    assert status == 400
+def _connect(port):
+    return socket.create_connection(("127.0.0.1", int(port)), timeout=TIMEOUT)
+
+
+def _response(sock):
+    """Read one response from the socket: (status, {header: value}, body bytes)."""
+    response = http.client.HTTPResponse(sock)
+    response.begin()
+    body = response.read()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+
+
+def _exchange(port, raw, half_close=False):
+    with _connect(port) as sock:
+        sock.sendall(raw)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        return _response(sock)
+
+
+def _placement_error(status, headers, body, detail):
     assert headers["content-type"] == "application/json"
     assert headers["x-openstack-request-id"].startswith("req-")
     error = json.loads(body)["errors"][0]
-    assert error["status"] == 400 and error["title"] == "Bad Request"
-    assert "content-length header must be an integer" in error["detail"]
+    assert error["status"] == status == 400 and error["title"] == "Bad Request"
     assert error["request_id"] == headers["x-openstack-request-id"]
+    assert detail in error["detail"]
 
 
-def test_other_requests_pass_through(server):
-    status, headers, body = _exchange(
-        server, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+def _answers(port):
+    status, _, body = _exchange(port, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    return status == 200 and json.loads(body)["versions"][0]["id"] == "v1.0"
+
+
+@pytest.mark.parametrize("raw, detail", [
+    (b"Content-Length: hi mom\r\n", "content-length header must be an integer"),
+    (b"Content-Length: -2\r\n", "Invalid Content-Length header"),
+    (b"Content-Length: 2\r\nContent-Length: 2\r\n", "Invalid Content-Length header"),
+    (b"X-Big: " + b"a" * 9000 + b"\r\n", "Error parsing headers"),
+    (b"X-Nul: a\x00b\r\n", "Invalid HTTP Header: 'X-NUL'"),
+], ids=["non-numeric-length", "negative-length", "duplicated-length", "oversized-header",
+        "nul-in-header"])
+def test_headers_gunicorn_refuses_get_placement_error(server, raw, detail):
+    request = (b"POST /resource_providers HTTP/1.1\r\n" + ADMIN
+               + b"Content-Type: application/json\r\n" + raw + b"\r\n{}")
+    _placement_error(*_exchange(server, request), detail)
+
+
+def test_oversized_request_line_gets_placement_error(server):
+    request = b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n" + ADMIN + b"\r\n"
+    _placement_error(*_exchange(server, request), "Request Line is too large")
+
+
+def test_body_shorter_than_its_content_length_is_never_applied(server):
+    document = b'{"name": "short-body"}'
+    request = (b"POST /resource_providers HTTP/1.1\r\n" + ADMIN
+               + b"Content-Type: application/json\r\nContent-Length: "
+               + str(len(document) + 10).encode() + b"\r\n\r\n" + document)
+    status, headers, body = _exchange(server, request, half_close=True)
+    _placement_error(status, headers, body, "Malformed JSON: the request body ended 10 bytes")
+    listing = _exchange(server, b"GET /resource_providers?name=short-body HTTP/1.1\r\n" + ADMIN
+                        + b"Connection: close\r\n\r\n")
+    assert listing[0] == 200 and json.loads(listing[2]) == {"resource_providers": []}
+
+
+def test_nul_in_an_ignored_query_string_is_ignored(server):
+    status, _, _ = _exchange(server, b"GET /?a=%00 HTTP/1.1\r\nHost: x\r\n\r\n")
     assert status == 200
-    assert json.loads(body)["versions"][0]["id"] == "v1.0"
-    # a framing error that is not about an integer keeps gunicorn's own answer
-    status, _, _ = _exchange(
-        server, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
-                b"Content-Length: 2\r\n\r\nab")
-    assert status == 400
+    request = b"GET /resource_providers?name=%00 HTTP/1.1\r\n" + ADMIN + b"\r\n"
+    _placement_error(*_exchange(server, request),
+                     "Invalid query string parameters: NUL characters are not allowed")
+
+
+# Refused before the body was read: 403 policy, 404 version gating, 415, 400 (a body
+# that Placement parses only after policy) — each with its body sent only after the answer.
+REFUSED = [
+    (b"POST /resource_providers", b"X-Auth-Token: user\r\nContent-Type: application/json\r\n", 403),
+    (b"POST /reshaper", b"X-Auth-Token: admin\r\nContent-Type: application/json\r\n", 404),
+    (b"POST /resource_providers", b"X-Auth-Token: admin\r\nContent-Type: text/plain\r\n", 415),
+    (b"POST /resource_providers", b"X-Auth-Token: admin\r\n", 400),
+]
+
+
+def test_refusals_with_late_bodies_on_idle_keep_alive_connections(server):
+    body = b'{"name": "late-body"}'
+    idle = []
+    try:
+        for path, headers, expected in REFUSED + REFUSED[:2]:  # more than the 4 threads
+            sock = _connect(server)
+            idle.append(sock)
+            sock.sendall(path + b" HTTP/1.1\r\nHost: x\r\n" + headers
+                         + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+            status, response_headers, _ = _response(sock)
+            assert status == expected
+            # the unread body must not be taken for the next request
+            assert response_headers["connection"] == "close"
+            try:
+                sock.sendall(body)  # a later TCP segment; then the client stays idle
+            except OSError:
+                pass  # the server may already have closed: that is fine too
+        assert _answers(server)
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_keep_alive_connections_are_reused(server):
+    with _connect(server) as sock:
+        body = b'{"name": "kept-alive"}'
+        sock.sendall(b"POST /resource_providers HTTP/1.1\r\n" + ADMIN
+                     + b"Content-Type: application/json\r\nContent-Length: "
+                     + str(len(body)).encode() + b"\r\n\r\n" + body)
+        status, headers, _ = _response(sock)
+        assert status == 201  # microversion 1.0: created, no body
+        if server.kind == "sync":  # one request per connection
+            assert headers["connection"] == "close"
+            return
+        assert headers.get("connection") != "close"
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _response(sock)[0] == 200
+
+
+def test_a_client_that_stops_mid_request_does_not_block_others(server):
+    # More than the threaded worker's 4 threads; the sync worker serves one at a time.
+    stalled = [_connect(server) for _ in range(5 if server.kind == "threaded" else 2)]
+    try:
+        for sock in stalled:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # headers never finished
+        # the threaded worker keeps answering; the sync worker after its read timeout
+        assert _answers(server)
+    finally:
+        for sock in stalled:
+            sock.close()
+
+
+@pytest.mark.parametrize("name, threads, expected", [
+    ("PlacementSync", 1, gunicorn_worker.PlacementSync),
+    ("PlacementSync", 4, gunicorn_worker.PlacementSync),
+    ("PlacementThreaded", 4, gunicorn_worker.PlacementThreaded),
+])
+def test_gunicorn_keeps_our_worker_classes_whatever_the_threads(name, threads, expected):
+    config = Config()
+    config.set("worker_class", f"placement_site.gunicorn_worker.{name}")
+    config.set("threads", threads)
+    assert config.worker_class is expected

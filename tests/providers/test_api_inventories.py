@@ -242,7 +242,8 @@ def test_delete_one(api, rp):
     assert gen(rp) == 2
     resp = api.delete(url(rp, "DISK_GB"))
     assert resp.status_code == 404
-    assert "No inventory of class DISK_GB found for delete" in error_detail(resp)
+    assert ("No inventory of class DISK_GB found for delete: "
+            "No inventory of class DISK_GB found for delete  ") in error_detail(resp)
     resp = api.delete(url(rp, "NOPE"))
     assert "No inventory of class NOPE found for delete: No such resource class NOPE." in (
         error_detail(resp))

@@ -3,10 +3,9 @@ from rest_framework.response import Response
 
 from allocations import selectors
 from allocations.api import schemas
-from allocations.exceptions import ProviderNotFoundForAllocations
+from allocations.exceptions import ProviderNotFoundForAllocations, ProviderNotFoundForUsages
 from placement_site.api import policy
 from placement_site.api.viewsets import PlacementViewSet, check_query_decodes, endpoint
-from providers.exceptions import ProviderNotFound
 
 
 class ProviderAllocationsViewSet(PlacementViewSet):
@@ -32,7 +31,7 @@ class ProviderUsagesViewSet(PlacementViewSet):
     def list(self, request, uuid):
         provider = selectors.provider_get(uuid=uuid)
         if provider is None:
-            raise ProviderNotFound(uuid)
+            raise ProviderNotFoundForUsages(uuid)
         body = {"resource_provider_generation": provider["generation"],
                 "usages": selectors.provider_usages(provider_id=provider["id"])}
         return self.cache_headers(request, Response(body))
