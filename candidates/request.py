@@ -35,7 +35,6 @@ from providers.query_params import (
     parse_resources,
 )
 
-MIN_VERSION = (1, 10)
 LIMIT_VERSION = (1, 16)
 REQUIRED_VERSION = (1, 17)
 MEMBER_OF_VERSION = (1, 21)
@@ -48,7 +47,6 @@ SAME_SUBTREE_VERSION = (1, 36)
 
 NUMERIC_SUFFIX = "[1-9][0-9]*"
 STRING_SUFFIX = "[a-zA-Z0-9_-]{1,64}"
-GROUP_PREFIXES = ("resources", "required", "member_of", "in_tree")
 _KEY_RE = re.compile(r"^(resources|required|member_of|in_tree)(.*)$")
 LIMIT_PATTERN = "^[1-9][0-9]*$"
 GROUP_POLICIES = ["none", "isolate"]
@@ -194,7 +192,7 @@ def _lists(query):
 # --- §3.3 request-wide parameters ----------------------------------------------------
 
 
-def _first_values(lists, version):
+def _first_values(lists):
     """limit and group_policy use their FIRST occurrence (the schema saw the last)."""
     limit = group_policy = None
     if "limit" in lists:
@@ -338,7 +336,7 @@ def parse_request(query, version):
     lists = _lists(query)
     validate(_validator((version.major, version.minor)),
              {key: values[-1] for key, values in lists.items()})
-    limit, group_policy = _first_values(lists, version)
+    limit, group_policy = _first_values(lists)
     root = TraitQuery()
     if version >= ROOT_REQUIRED_VERSION:
         root = parse_root_required(lists.get("root_required", []))
