@@ -1,6 +1,7 @@
 """Microversion negotiation: the OpenStack-API-Version header (http.md §4)."""
 from functools import total_ordering
 
+import microversion_parse
 from rest_framework.versioning import BaseVersioning
 
 SERVICE_TYPE = "placement"
@@ -57,6 +58,8 @@ class Version:
 
 MIN = Version(*MIN_VERSION)
 MAX = Version(*MAX_VERSION)
+# every version served, earliest first, as microversion-parse wants them
+VERSIONS = [str(Version(MIN.major, minor)) for minor in range(MIN.minor, MAX.minor + 1)]
 
 
 class InvalidVersion(Exception):
@@ -67,39 +70,22 @@ class UnacceptableVersion(Exception):
     """The header names a version outside MIN..MAX (406)."""
 
 
-def requested_version_string(header_value):
-    """Pick the placement entry out of an OpenStack-API-Version header value.
-
-    Items are walked from last to first; the first `placement <version>` wins.
-    Returns None when there is no placement entry.
-    """
-    if not header_value:
-        return None
-    for item in reversed(header_value.split(",")):
-        parts = item.strip().split(None, 1)
-        if len(parts) != 2:
-            continue
-        service, version = parts
-        if service.lower() == SERVICE_TYPE:
-            return version.strip()
-    return None
-
-
 def negotiate(header_value):
-    """Return the Version a request is served at, or raise Invalid/Unacceptable."""
-    text = requested_version_string(header_value)
-    if text is None:
-        return MIN
-    if text == "latest":
-        return MAX
+    """Return the Version a request with this OpenStack-API-Version header value is
+    served at, or raise InvalidVersion (400) / UnacceptableVersion (406).
+
+    microversion-parse gives Placement's exact rules (http.md §4.1): the last
+    `placement <version>` item wins, no entry means the minimum, `latest` the maximum,
+    `major.minor` is parsed as two integers and must be one of VERSIONS.
+    """
     try:
-        major, minor = text.split(".", 1)
-        version = Version(int(major), int(minor))
-    except ValueError:
-        raise InvalidVersion(f"invalid version string: {text}")
-    if not MIN <= version <= MAX:
-        raise UnacceptableVersion(f"Unacceptable version header: {version}")
-    return version
+        found = microversion_parse.extract_version(
+            {HEADER: header_value or ""}, SERVICE_TYPE, VERSIONS)
+    except TypeError as exc:     # not two integers
+        raise InvalidVersion(str(exc))
+    except ValueError as exc:    # outside VERSIONS
+        raise UnacceptableVersion(str(exc))
+    return Version(found.major, found.minor)
 
 
 class PlacementVersioning(BaseVersioning):
