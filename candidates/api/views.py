@@ -8,6 +8,7 @@ from django.http import HttpResponse
 from candidates import engine, present
 from candidates.request import parse_request
 from placement_site.api.renderers import FastJSONRenderer
+from placement_site.api.microversion import ALLOCATION_CANDIDATES
 from placement_site.api.viewsets import PlacementViewSet, endpoint
 
 
@@ -27,8 +28,8 @@ def _no_cyclic_gc():
 
 class AllocationCandidateViewSet(PlacementViewSet):
 
-    @endpoint("placement:allocation_candidates:list", min_version=(1, 10), accept=True,
-              query=True)
+    @endpoint("placement:allocation_candidates:list", min_version=ALLOCATION_CANDIDATES,
+              accept=True, query=True)
     def list(self, request):
         parsed = parse_request(request.GET, request.version)
         view = parsed.view

@@ -6,6 +6,7 @@ from django.http import HttpResponse
 from django.utils.html import escape
 
 from placement_site.api.accept import acceptable, accepts_json
+from placement_site.api.microversion import ERROR_CODES
 
 # Error codes live with the domain errors that carry them (http.md §6.2).
 from placement_site.domain_errors import (  # noqa: E402,F401
@@ -15,7 +16,6 @@ from placement_site.domain_errors import (  # noqa: E402,F401
 )
 from placement_site.domain_errors import DEFAULT_CODE as DEFAULT  # noqa: E402
 
-CODE_MIN_VERSION = (1, 23)
 
 # The generic first paragraph of `detail`, as webob writes it for each status.
 _EXPLANATIONS = {
@@ -45,7 +45,7 @@ def error_body(status, detail, request_id, code=None, version=None, extra=None):
         "detail": text,
         "request_id": request_id,
     }
-    if version is not None and version >= CODE_MIN_VERSION:
+    if version is not None and version >= ERROR_CODES:
         error["code"] = code or DEFAULT
     if extra:
         error.update(extra)

@@ -6,8 +6,50 @@ from rest_framework.versioning import BaseVersioning
 
 SERVICE_TYPE = "placement"
 HEADER = "OpenStack-API-Version"
+
+# What each microversion introduced (microversions.md); gate behaviour on these names.
+PROVIDER_AGGREGATES = (1, 1)         # GET/PUT /resource_providers/{uuid}/aggregates
+RESOURCE_CLASSES = (1, 2)            # /resource_classes
+PROVIDERS_MEMBER_OF = (1, 3)         # GET /resource_providers?member_of=
+PROVIDERS_RESOURCES = (1, 4)         # GET /resource_providers?resources=
+DELETE_ALL_INVENTORIES = (1, 5)      # DELETE /resource_providers/{uuid}/inventories
+TRAITS = (1, 6)                      # /traits, /resource_providers/{uuid}/traits
+RESOURCE_CLASS_PUT_CREATES = (1, 7)  # PUT /resource_classes/{name}: create-or-verify
+ALLOCATION_PROJECT_USER = (1, 8)     # PUT /allocations/{c} requires project_id, user_id
+USAGES = (1, 9)                      # GET /usages
+ALLOCATION_CANDIDATES = (1, 10)      # GET /allocation_candidates
+PROVIDER_ALLOCATIONS_LINK = (1, 11)  # provider links gain "allocations"
+DICT_ALLOCATIONS = (1, 12)           # allocations as {rp_uuid: {"resources": ...}}
+POST_ALLOCATIONS = (1, 13)           # POST /allocations
+NESTED_PROVIDERS = (1, 14)           # parent/root provider uuids, ?in_tree=
+CACHE_HEADERS = (1, 15)              # Last-Modified, Cache-Control: no-cache
+CANDIDATES_LIMIT = (1, 16)           # GET /allocation_candidates?limit=
+CANDIDATES_REQUIRED = (1, 17)        # ...?required=; provider_summaries gain traits
+PROVIDERS_REQUIRED = (1, 18)         # GET /resource_providers?required=
+AGGREGATES_GENERATION = (1, 19)      # aggregates payloads carry the provider generation
+CREATE_RETURNS_PROVIDER = (1, 20)    # POST /resource_providers answers 200 with the body
+CANDIDATES_MEMBER_OF = (1, 21)       # GET /allocation_candidates?member_of=
+FORBIDDEN_TRAITS = (1, 22)           # !TRAIT in required
+ERROR_CODES = (1, 23)                # error bodies gain "code"
+MEMBER_OF_REPEATED = (1, 24)         # member_of may be repeated (ANDed)
+GRANULAR_GROUPS = (1, 25)            # resourcesN, requiredN, member_ofN, group_policy
+ZERO_CAPACITY = (1, 26)              # inventory reserved may equal total
+ALL_CLASSES_IN_SUMMARIES = (1, 27)   # provider_summaries list every class
+CONSUMER_GENERATIONS = (1, 28)       # consumer_generation in allocation writes and reads
+NESTED_CANDIDATES = (1, 29)          # candidates span a tree; summaries show whole trees
+RESHAPER = (1, 30)                   # POST /reshaper
+CANDIDATES_IN_TREE = (1, 31)         # in_tree / in_treeN on allocation candidates
+FORBIDDEN_AGGREGATES = (1, 32)       # member_of=!agg, !in:
+STRING_SUFFIXES = (1, 33)            # group suffixes [a-zA-Z0-9_-]{1,64}
+MAPPINGS = (1, 34)                   # allocation_requests gain mappings
+ROOT_REQUIRED = (1, 35)              # GET /allocation_candidates?root_required=
+SAME_SUBTREE = (1, 36)               # ...?same_subtree=, resourceless groups
+REPARENT = (1, 37)                   # PUT /resource_providers/{uuid} may change the parent
+CONSUMER_TYPES = (1, 38)             # consumer_type
+ANY_OF_TRAITS = (1, 39)              # required=in:T1,T2, repeated required
+
 MIN_VERSION = (1, 0)
-MAX_VERSION = (1, 39)
+MAX_VERSION = ANY_OF_TRAITS
 
 
 @total_ordering
