@@ -20,6 +20,7 @@ It never sees a microversion: request.py turned those into flags.
 import random
 from collections import namedtuple
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from placement_site.api.exceptions import BadRequest
 from candidates import candidate_set, combine
@@ -107,14 +108,12 @@ class Evaluation:
         self.query = query
         self.names = names
         self._compiled = {}
-        self._sharing = None
-        self._whole_root_ok = None
 
-    @property
+    @cached_property
     def root_required(self):
         return frozenset(self.names.traits[t] for t in self.query.root_required)
 
-    @property
+    @cached_property
     def root_forbidden(self):
         return frozenset(self.names.traits[t] for t in self.query.root_forbidden)
 
@@ -122,21 +121,20 @@ class Evaluation:
         """root_required as a predicate on the anchors `facts` know the traits of."""
         return candidate_set.root_filter(self.root_required, self.root_forbidden, facts)
 
+    @cached_property
     def whole_root_filter(self):
         """root_required as a predicate on every root of the database."""
-        if self._whole_root_ok is None:
-            facts = candidate_set.Facts(holds_root=Scope.everything().holds_root)
-            trait_ids = self.root_required | self.root_forbidden
-            if trait_ids:
-                _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, Scope.everything()))
-            self._whole_root_ok = self.root_filter(facts)
-        return self._whole_root_ok
+        everything = Scope.everything()
+        facts = candidate_set.Facts(holds_root=everything.holds_root)
+        trait_ids = self.root_required | self.root_forbidden
+        if trait_ids:
+            _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, everything))
+        return self.root_filter(facts)
 
+    @cached_property
     def sharing(self):
         """Ids of every sharing provider."""
-        if self._sharing is None:
-            self._sharing = trait_sql.providers_with_trait(self.names.sharing_trait_id)
-        return self._sharing
+        return trait_sql.providers_with_trait(self.names.sharing_trait_id)
 
     def compiled(self, group):
         """`group` with every name resolved to an id (a candidate_set.Group). Its names
@@ -206,7 +204,7 @@ def some_root_passes(evaluation, group=None):
     query = evaluation.query
     if not (query.root_required or query.root_forbidden):
         return None
-    root_ok = evaluation.whole_root_filter()
+    root_ok = evaluation.whole_root_filter
     if not any(root_ok(root) for root in trees.root_ids()):
         return "no root provider satisfies root_required"
     return None
@@ -269,7 +267,7 @@ def has_partials(evaluation, group):
     """§3.6 step 2.6: the group has partial candidates (§4.2, §4.3) in the database."""
     compiled = evaluation.compiled(group)
     facts = _load_facts(Scope.everything(), [compiled], evaluation)
-    if not candidate_set.group_partials(compiled, facts, evaluation.whole_root_filter()):
+    if not candidate_set.group_partials(compiled, facts, evaluation.whole_root_filter):
         return f"group '{group.suffix}': no provider or set of providers satisfies it"
     return None
 
@@ -386,7 +384,7 @@ def _load_facts(scope, groups, evaluation):
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     amounts = {key for group in groups for key in group.amounts}
     trait_ids = set(evaluation.root_required | evaluation.root_forbidden)
-    sharing_ids = evaluation.sharing()
+    sharing_ids = evaluation.sharing
     aggregate_ids = set()
     for group in groups:
         for names_ in group.required:
