@@ -113,6 +113,8 @@ def root_filter(required, forbidden, facts):
 
 def holding_any(sets_by_rp, ids):
     """Providers whose set (facts.traits or facts.aggregates) shares an id with `ids`."""
+    if not ids:
+        return set()
     return {rp for rp, held in sets_by_rp.items() if not ids.isdisjoint(held)}
 
 
@@ -135,9 +137,8 @@ def _member_sets(group, facts):
     for clause in group.member_of:
         members = holding_any(facts.aggregates, clause)
         in_m = members if in_m is None else in_m & members
-    in_f = holding_any(facts.aggregates, group.forbidden_aggregates) if (
-        group.forbidden_aggregates) else set()
-    bad_traits = holding_any(facts.traits, group.forbidden) if group.forbidden else set()
+    in_f = holding_any(facts.aggregates, group.forbidden_aggregates)
+    bad_traits = holding_any(facts.traits, group.forbidden)
     return in_m, in_f, bad_traits
 
 

@@ -257,9 +257,9 @@ def amounts_fit(evaluation, group):
     compiled = evaluation.compiled(group)
     scope = (Scope.tree(compiled.in_tree_root) if compiled.in_tree_root is not None
              else Scope.everything())
-    for key in compiled.amounts:
+    for (name, amount), key in zip(group.resources, compiled.amounts):
         if not capacity.providers_with_capacity([key], scope)[key]:
-            return f"resources{group.suffix}: no provider fits {dict(group.resources)}"
+            return f"resources{group.suffix}: no provider fits {name}:{amount}"
     return None
 
 
@@ -268,7 +268,7 @@ def has_partials(evaluation, group):
     compiled = evaluation.compiled(group)
     facts = _load_facts(Scope.everything(), [compiled], evaluation)
     if not candidate_set.group_partials(compiled, facts, evaluation.whole_root_filter):
-        return f"group '{group.suffix}': no provider or set of providers satisfies it"
+        return f"resources{group.suffix}: no provider or set of providers satisfies the group"
     return None
 
 
