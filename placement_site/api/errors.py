@@ -6,7 +6,6 @@ from django.http import HttpResponse
 from django.utils.html import escape
 
 from placement_site.api.accept import acceptable, accepts_json
-from placement_site.api.microversion import ERROR_CODES
 
 # Error codes live with the domain errors that carry them (http.md §6.2).
 from placement_site.domain_errors import (  # noqa: E402,F401
@@ -37,6 +36,10 @@ _EXPLANATIONS = {
 
 def error_body(status, detail, request_id, code=None, version=None, extra=None):
     """The {"errors": [...]} document; `code` is shown only from microversion 1.23."""
+    # imported here: the gunicorn worker imports this module before Django's settings
+    # exist, and microversion.py's DRF versioning class needs them
+    from placement_site.api.microversion import ERROR_CODES
+
     explanation = _EXPLANATIONS.get(status, "")
     text = f"{explanation}\n\n {detail}  " if detail else explanation
     error = {

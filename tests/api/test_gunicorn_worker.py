@@ -79,3 +79,12 @@ def test_other_requests_pass_through(server):
         server, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
                 b"Content-Length: 2\r\n\r\nab")
     assert status == 400
+
+
+def test_worker_class_loads_before_django_settings_exist():
+    # gunicorn imports the worker class before the application sets
+    # DJANGO_SETTINGS_MODULE (scripts/conformance-server has it unset)
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    result = subprocess.run([sys.executable, "-c", "import placement_site.gunicorn_worker"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
