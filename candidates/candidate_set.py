@@ -76,28 +76,46 @@ class Facts:
     def traits_of(self, rp):
         return self.traits.get(rp, self._NONE)
 
-    def aggregates_of(self, rp):
-        return self.aggregates.get(rp, self._NONE)
+
+# --- the filters of §4.1, on one provider (or set of providers) ---------------------------
+
+
+def meets_every(clauses, held):
+    """`held` shares at least one id with every clause (an any-of set of ids)."""
+    return all(not clause.isdisjoint(held) for clause in clauses)
+
+
+def has_required(traits, required):
+    """At least one trait of every required any-of set (traits: of one provider, or the
+    union over the providers of an unsuffixed group's choice)."""
+    return meets_every(required, traits)
 
 
 def has_traits(traits, required, forbidden):
-    """At least one trait of every required any-of set, and none of the forbidden."""
+    """has_required, and none of the forbidden traits."""
     if forbidden and not forbidden.isdisjoint(traits):
         return False
-    return all(not names.isdisjoint(traits) for names in required)
+    return has_required(traits, required)
 
 
 def in_aggregates(aggregates, member_of):
     """Member of at least one aggregate of every clause (the set M of §4.1)."""
-    return all(not clause.isdisjoint(aggregates) for clause in member_of)
+    return meets_every(member_of, aggregates)
 
 
 def root_filter(required, forbidden, facts):
     """root_required as a predicate on anchor ids (§4.1 "Root filter")."""
     if not required and not forbidden:
         return lambda root: True
-    return lambda root: has_traits(facts.traits_of(root), [frozenset([t]) for t in required],
-                                   forbidden)
+    each = [frozenset([t]) for t in required]
+    return lambda root: has_traits(facts.traits_of(root), each, forbidden)
+
+
+def holding_any(sets_by_rp, ids):
+    """Providers whose set (facts.traits or facts.aggregates) shares an id with `ids`."""
+    if not ids:
+        return set()
+    return {rp for rp, held in sets_by_rp.items() if not ids.isdisjoint(held)}
 
 
 def group_partials(group, facts, root_ok):
@@ -117,16 +135,10 @@ def _member_sets(group, facts):
     providers having a forbidden trait), computed once per group."""
     in_m = None
     for clause in group.member_of:
-        members = {rp for rp, aggs in facts.aggregates.items() if not clause.isdisjoint(aggs)}
+        members = holding_any(facts.aggregates, clause)
         in_m = members if in_m is None else in_m & members
-    in_f = set()
-    if group.forbidden_aggregates:
-        bad = group.forbidden_aggregates
-        in_f = {rp for rp, aggs in facts.aggregates.items() if not bad.isdisjoint(aggs)}
-    bad_traits = set()
-    if group.forbidden:
-        bad = group.forbidden
-        bad_traits = {rp for rp, traits in facts.traits.items() if not bad.isdisjoint(traits)}
+    in_f = holding_any(facts.aggregates, group.forbidden_aggregates)
+    bad_traits = holding_any(facts.traits, group.forbidden)
     return in_m, in_f, bad_traits
 
 
@@ -145,11 +157,9 @@ def _resourceless_providers(group, facts):
     """Providers that may satisfy a resourceless group; Quirk Q5: none without a positive
     filter (in_tree is ignored for resourceless groups)."""
     if group.required:
-        first = group.required[0]
-        return sorted(rp for rp, traits in facts.traits.items() if not first.isdisjoint(traits))
+        return sorted(holding_any(facts.traits, group.required[0]))
     if group.member_of:
-        first = group.member_of[0]
-        return sorted(rp for rp, aggs in facts.aggregates.items() if not first.isdisjoint(aggs))
+        return sorted(holding_any(facts.aggregates, group.member_of[0]))
     return []
 
 
@@ -166,10 +176,8 @@ def _single_provider(group, facts, root_ok, providers):
             continue
         if rp in bad_traits or rp in in_f or (in_m is not None and rp not in in_m):
             continue
-        if required:
-            traits = facts.traits_of(rp)
-            if not all(not names.isdisjoint(traits) for names in required):
-                continue
+        if required and not has_required(facts.traits_of(rp), required):
+            continue
         partial = Partial(tuple([((rp, rc), n) for rc, n in by_class]), (rp,))
         if rp in sharing:
             for anchor in facts.anchors(rp):
@@ -217,7 +225,7 @@ def _unsuffixed(group, facts, root_ok):
     if in_m is not None:
         lone &= in_m
     for names in required:
-        lone &= {rp for rp, traits in facts.traits.items() if not names.isdisjoint(traits)}
+        lone &= holding_any(facts.traits, names)
     if tree_root is not None:
         lone &= {tree_root}
     for rp in lone:
@@ -257,10 +265,8 @@ def _unsuffixed(group, facts, root_ok):
         first = per_class[0][0]
         if all(len(e) == 1 and e[0] == first for e in per_class):
             # the common case: one provider has everything
-            if required:
-                traits = traits_of(first)
-                if not all(not names.isdisjoint(traits) for names in required):
-                    continue
+            if required and not has_required(traits_of(first), required):
+                continue
             result[anchor] = [Partial(tuple(((first, rc), n) for rc, n in by_class), (first,))]
             continue
         if all(len(e) == 1 for e in per_class):
@@ -270,18 +276,19 @@ def _unsuffixed(group, facts, root_ok):
         partials = []
         for choice in choices:
             chosen = tuple(sorted(set(choice)))
-            if required:
-                if len(chosen) == 1:
-                    traits = traits_of(chosen[0])
-                else:
-                    traits = set()
-                    for rp in chosen:
-                        traits |= traits_of(rp)
-                if not all(not names.isdisjoint(traits) for names in required):
-                    continue
+            if required and not has_required(_traits_of_all(facts, chosen), required):
+                continue
             partials.append(Partial(
                 tuple(sorted(((rp, rc), n) for rp, rc, n in zip(choice, rcs, amounts))),
                 chosen))
         if partials:
             result[anchor] = partials
     return {anchor: result[anchor] for anchor in sorted(result)}
+
+
+def _traits_of_all(facts, rps):
+    """The traits the providers `rps` hold together (§4.2: required traits of the
+    unsuffixed group may be spread over the chosen providers)."""
+    if len(rps) == 1:
+        return facts.traits_of(rps[0])
+    return set().union(*(facts.traits_of(rp) for rp in rps))

@@ -3,9 +3,10 @@
 ``find_candidates(query, ...)`` takes a request.CandidateQuery and returns a
 Result (candidates + the data provider_summaries need). It
 
-1. resolves names (resolve.py); if any name is unknown it replays
-   Placement's lazy evaluation order (§3.6) to decide between a 400 and an
-   empty answer;
+1. resolves names (resolve.py) and runs the steps of Placement's lazy
+   evaluation order (§3.6, ``evaluate``), which report the first unknown name
+   as a 400 unless an earlier step proves the answer empty; the steps are
+   named functions, each callable on its own;
 2. walks anchors (root providers) in ascending id order, in batches of
    root-id ranges that double in size; for each batch it loads the facts
    with a constant number of set-based queries (sql/), computes every
@@ -17,7 +18,9 @@ Result (candidates + the data provider_summaries need). It
 It never sees a microversion: request.py turned those into flags.
 """
 import random
+from collections import namedtuple
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from placement_site.api.exceptions import BadRequest
 from placement_site.ops import metrics
@@ -58,11 +61,8 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     Raises BadRequest for unknown resource classes or traits (when reached).
     """
     names = resolve(query)
-    if _unknown_names(query, names):
-        _lazy_check(query, names)
-        return Result()
-    groups = [_compile(group, names) for group in query.groups]
-    if any(group is None for group in groups):
+    evaluation, excluded = evaluate(query, names)
+    if excluded is not None:
         return Result()
 
     limit = query.limit
@@ -72,7 +72,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     # providers of the candidates left out (§4.7), so every candidate is generated.
     if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
-    found, roots, whole = _generate(query, groups, names, cap, drop_same_tree, breadth_first)
+    found, roots, whole = _generate(evaluation, cap, drop_same_tree, breadth_first)
     metrics.observe_candidate_work(len(roots), cap is not None and len(found) >= cap)
     generated = found
     if randomize:
@@ -88,137 +88,248 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
                            all_classes, with_traits)
 
 
-# --- names -----------------------------------------------------------------------------
+# --- the steps of §3.6 ------------------------------------------------------------------
+#
+# One evaluation in Placement's order serves every request. A step is a named function
+# step(evaluation, group) (group: a request.RequestGroup; None for the request-wide
+# steps) that raises the 400 of an unknown name, or returns a short reason when it proves
+# there can be no candidate, or returns None. `costly` steps query the whole database:
+# their only use on a request is to decide whether an unknown name further on is
+# reported (Quirk Q4), so they run when the request names something unknown (or when
+# asked, thorough=True); otherwise generation finds the same emptiness batch by batch.
+
+Step = namedtuple("Step", "name check costly")
 
 
-def _unknown_names(query, names):
-    if (query.root_required | query.root_forbidden) - names.traits.keys():
-        return True
-    for group in query.groups:
-        if any(name not in names.classes for name, _ in group.resources):
-            return True
-        if group.traits.names() - names.traits.keys():
-            return True
-    return False
+class Evaluation:
+    """One request under evaluation: the CandidateQuery, its resolve.Names, and what the
+    steps compute on the way (compiled groups, sharing providers, the root filter over
+    the whole database), each computed once."""
 
+    def __init__(self, query, names):
+        self.query = query
+        self.names = names
+        self._compiled = {}
 
-def _no_such_traits(missing):
-    return BadRequest(f"No such trait(s): {', '.join(sorted(missing))}.")
+    @cached_property
+    def root_required(self):
+        return frozenset(self.names.traits[t] for t in self.query.root_required)
+
+    @cached_property
+    def root_forbidden(self):
+        return frozenset(self.names.traits[t] for t in self.query.root_forbidden)
+
+    def root_filter(self, facts):
+        """root_required as a predicate on the anchors `facts` know the traits of."""
+        return candidate_set.root_filter(self.root_required, self.root_forbidden, facts)
+
+    @cached_property
+    def whole_root_filter(self):
+        """root_required as a predicate on every root of the database."""
+        everything = Scope.everything()
+        facts = candidate_set.Facts(holds_root=everything.holds_root)
+        trait_ids = self.root_required | self.root_forbidden
+        if trait_ids:
+            _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, everything))
+        return self.root_filter(facts)
+
+    @cached_property
+    def sharing(self):
+        """Ids of every sharing provider."""
+        return trait_sql.providers_with_trait(self.names.sharing_trait_id)
+
+    def compiled(self, group):
+        """`group` with every name resolved to an id (a candidate_set.Group). Its names
+        must exist and its in_tree provider too (the steps check them first)."""
+        found = self._compiled.get(group.suffix)
+        if found is None:
+            found = self._compiled[group.suffix] = _compile(group, self.names)
+        return found
+
+    def groups(self):
+        return [self.compiled(group) for group in self.query.groups]
 
 
 def _compile(group, names):
-    """A request.RequestGroup with ids, or None when it can match nothing (unknown
-    aggregate in a positive clause, in_tree provider that does not exist)."""
-    clauses = []
-    for clause in group.aggregates.any_of:
-        ids = frozenset(names.aggregates[a] for a in clause if a in names.aggregates)
-        if not ids:
-            return None
-        clauses.append(ids)
     in_tree_root = None
-    if group.in_tree:
-        # a missing in_tree provider empties the answer even for a resourceless group,
-        # which otherwise ignores in_tree (§3.6, Quirk Q5)
-        in_tree_root = names.providers.get(group.in_tree)
-        if in_tree_root is None:
-            return None
-        if group.resourceless:
-            in_tree_root = None
+    if group.in_tree and not group.resourceless:
+        in_tree_root = names.providers[group.in_tree]
     traits = names.traits
     return candidate_set.Group(
         suffix=group.suffix,
         amounts=tuple((names.classes[name], n) for name, n in group.resources),
         required=tuple(frozenset(traits[t] for t in names_) for names_ in group.required_sets),
         forbidden=frozenset(traits[t] for t in group.forbidden),
-        member_of=tuple(clauses),
+        member_of=_member_of_clauses(group, names),
         forbidden_aggregates=frozenset(names.aggregates[a] for a in group.aggregates.forbidden
                                        if a in names.aggregates),
         in_tree_root=in_tree_root,
     )
 
 
-def _lazy_check(query, names):
-    """Some name is unknown: raise its 400, unless an earlier step proves there is no
-    candidate at all (Quirk Q4), in which case return (the answer is empty)."""
-    missing = (query.root_required | query.root_forbidden) - names.traits.keys()
+def _member_of_clauses(group, names):
+    """Positive member_of clauses as sets of aggregate ids (unknown aggregates left out)."""
+    return tuple(frozenset(names.aggregates[a] for a in clause if a in names.aggregates)
+                 for clause in group.aggregates.any_of)
+
+
+def _unknown_traits(trait_names, names):
+    return sorted(set(trait_names) - names.traits.keys())
+
+
+def _unknown_classes(group, names):
+    return [name for name, _ in group.resources if name not in names.classes]
+
+
+def _names_unknown(query, names):
+    """Does the request name a trait or resource class that does not exist?"""
+    return bool(_unknown_traits(query.root_required | query.root_forbidden, names)
+                or any(_unknown_classes(group, names)
+                       or _unknown_traits(group.traits.names(), names)
+                       for group in query.groups))
+
+
+def _raise_unknown_traits(trait_names, names):
+    missing = _unknown_traits(trait_names, names)
     if missing:
-        raise _no_such_traits(missing)
-    sharing = _sharing_providers(names)
-    root_ok = _global_root_filter(query, names)
-    if root_ok is None:
-        return
-    for group in query.groups:
-        for name, _ in group.resources:
-            if name not in names.classes:
-                raise BadRequest("Invalid resource class in resources parameter: "
-                                 f"No such resource class {name}.")
-        if group.aggregates.any_of:
-            clauses = [frozenset(names.aggregates[a] for a in clause if a in names.aggregates)
-                       for clause in group.aggregates.any_of]
-            if not all(clauses):
-                return
-            members = {}
-            for rp, agg, *_ in agg_sql.provider_aggregates(set().union(*clauses),
-                                                           Scope.everything()):
-                members.setdefault(rp, set()).add(agg)
-            if not any(candidate_set.in_aggregates(aggs, clauses) for aggs in members.values()):
-                return
-        missing = group.traits.names() - names.traits.keys()
-        if missing:
-            raise _no_such_traits(missing)
-        compiled = _compile(group, names)
-        if compiled is None:
-            return
-        scope = (Scope.tree(compiled.in_tree_root) if compiled.in_tree_root is not None
-                 else Scope.everything())
-        for key in compiled.amounts:
-            if not capacity.providers_with_capacity([key], scope)[key]:
-                return
-        facts = _load_facts(Scope.everything(), [compiled], query, names, sharing)
-        if not candidate_set.group_partials(compiled, facts, root_ok):
-            return
+        raise BadRequest(f"No such trait(s): {', '.join(missing)}.")
 
 
-def _global_root_filter(query, names):
-    """root_required over the whole database: a predicate, or None if no root passes."""
+def root_traits_known(evaluation, group=None):
+    """§3.6 step 1: the root_required traits exist."""
+    query = evaluation.query
+    _raise_unknown_traits(query.root_required | query.root_forbidden, evaluation.names)
+
+
+def some_root_passes(evaluation, group=None):
+    """§3.6 step 1: some root provider satisfies root_required."""
+    query = evaluation.query
     if not (query.root_required or query.root_forbidden):
-        return lambda root: True
-    required = frozenset(names.traits[t] for t in query.root_required)
-    forbidden = frozenset(names.traits[t] for t in query.root_forbidden)
-    facts = candidate_set.Facts(holds_root=lambda root: True)
-    _add_rows(facts.traits, trait_sql.provider_traits(required | forbidden, Scope.everything()))
-    root_ok = candidate_set.root_filter(required, forbidden, facts)
-    if not any(root_ok(root) for root in trees.root_ids()):
         return None
-    return root_ok
+    root_ok = evaluation.whole_root_filter
+    if not any(root_ok(root) for root in trees.root_ids()):
+        return "no root provider satisfies root_required"
+    return None
+
+
+def classes_known(evaluation, group):
+    """§3.6 step 2.1: the group's resource classes exist."""
+    missing = _unknown_classes(group, evaluation.names)
+    if missing:
+        raise BadRequest("Invalid resource class in resources parameter: "
+                         f"No such resource class {missing[0]}.")
+
+
+def aggregates_known(evaluation, group):
+    """§3.6 step 2.2, by name: every positive member_of clause names an aggregate that
+    exists (nothing is a member of an unknown one)."""
+    if not all(_member_of_clauses(group, evaluation.names)):
+        return f"member_of{group.suffix}: no aggregate of a clause exists"
+    return None
+
+
+def member_of_satisfiable(evaluation, group):
+    """§3.6 step 2.2: some provider is a member of every positive member_of clause."""
+    clauses = _member_of_clauses(group, evaluation.names)
+    if not clauses:
+        return None
+    members, ids = {}, set().union(*clauses)
+    if ids:
+        _add_rows(members, agg_sql.provider_aggregates(ids, Scope.everything()))
+    if not any(candidate_set.in_aggregates(aggs, clauses) for aggs in members.values()):
+        return f"member_of{group.suffix}: no provider is a member of every clause"
+    return None
+
+
+def traits_known(evaluation, group):
+    """§3.6 step 2.3: the group's required and forbidden traits exist."""
+    _raise_unknown_traits(group.traits.names(), evaluation.names)
+
+
+def in_tree_exists(evaluation, group):
+    """§3.6 step 2.4: the in_tree provider exists (even for a resourceless group, which
+    otherwise ignores in_tree: Quirk Q5)."""
+    if group.in_tree and group.in_tree not in evaluation.names.providers:
+        return f"in_tree{group.suffix}: no such provider"
+    return None
+
+
+def amounts_fit(evaluation, group):
+    """§3.6 step 2.5: every amount fits some provider (of the in_tree tree, if given)."""
+    compiled = evaluation.compiled(group)
+    scope = (Scope.tree(compiled.in_tree_root) if compiled.in_tree_root is not None
+             else Scope.everything())
+    for (name, amount), key in zip(group.resources, compiled.amounts):
+        if not capacity.providers_with_capacity([key], scope)[key]:
+            return f"resources{group.suffix}: no provider fits {name}:{amount}"
+    return None
+
+
+def has_partials(evaluation, group):
+    """§3.6 step 2.6: the group has partial candidates (§4.2, §4.3) in the database."""
+    compiled = evaluation.compiled(group)
+    facts = _load_facts(Scope.everything(), [compiled], evaluation)
+    if not candidate_set.group_partials(compiled, facts, evaluation.whole_root_filter):
+        return f"resources{group.suffix}: no provider or set of providers satisfies the group"
+    return None
+
+
+REQUEST_STEPS = (
+    Step("root_required traits exist", root_traits_known, costly=False),
+    Step("a root provider satisfies root_required", some_root_passes, costly=True),
+)
+GROUP_STEPS = (
+    Step("resource classes exist", classes_known, costly=False),
+    Step("member_of aggregates exist", aggregates_known, costly=False),
+    Step("a provider is in every member_of clause", member_of_satisfiable, costly=True),
+    Step("traits exist", traits_known, costly=False),
+    Step("in_tree provider exists", in_tree_exists, costly=False),
+    Step("every amount fits a provider", amounts_fit, costly=True),
+    Step("the group has partial candidates", has_partials, costly=True),
+)
+
+
+def evaluate(query, names, thorough=None):
+    """Run the steps of §3.6 in order: request-wide, then each group's.
+
+    Returns (evaluation, reason): reason is None when no step excluded everything
+    (generation follows), else the first step's reason. Raises BadRequest for the first
+    unknown name reached. thorough: run the costly steps too (None: only when the
+    request names something unknown, the only case where they change the answer).
+    """
+    evaluation = Evaluation(query, names)
+    if thorough is None:
+        thorough = _names_unknown(query, names)
+    plan = [(step, None) for step in REQUEST_STEPS]
+    plan += [(step, group) for group in query.groups for step in GROUP_STEPS]
+    for step, group in plan:
+        if step.costly and not thorough:
+            continue
+        reason = step.check(evaluation, group)
+        if reason is not None:
+            return evaluation, reason
+    return evaluation, None
 
 
 # --- generation -------------------------------------------------------------------------
 
 
-def _sharing_providers(names):
-    """Ids of every sharing provider."""
-    return trait_sql.providers_with_trait(names.sharing_trait_id)
-
-
-def _generate(query, groups, names, cap, drop_same_tree, breadth_first):
+def _generate(evaluation, cap, drop_same_tree, breadth_first):
     """Distinct candidates in anchor order (breadth_first: one per anchor in turn), at
     most `cap` (None: all); rp -> root; and the Facts of the batch when one batch read
     the whole database (else None).
     drop_same_tree: below 1.29, drop candidates using two providers of one tree."""
-    sharing = _sharing_providers(names)
+    query, groups = evaluation.query, evaluation.groups()
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
     found, seen, roots = [], set(), {}
     whole = None
     # taking turns between anchors needs all of them in one batch
     for scope in _scopes(None if breadth_first else cap, unsuffixed_tree):
-        facts = _load_facts(scope, groups, query, names, sharing)
+        facts = _load_facts(scope, groups, evaluation)
         roots.update(facts.root)
         whole = facts if facts.every_provider is not None else None
-        root_ok = candidate_set.root_filter(
-            frozenset(names.traits[t] for t in query.root_required),
-            frozenset(names.traits[t] for t in query.root_forbidden), facts)
+        root_ok = evaluation.root_filter(facts)
         partials = []
         for group in groups:
             per_anchor = candidate_set.group_partials(group, facts, root_ok)
@@ -269,11 +380,13 @@ def _scopes(cap, tree_root):
 LOOKUP_BY_ID_UP_TO = 200
 
 
-def _load_facts(scope, groups, query, names, sharing_ids):
-    """Facts about the providers of `scope` plus every sharing provider."""
+def _load_facts(scope, groups, evaluation):
+    """Facts about the providers of `scope` plus every sharing provider, for `groups`
+    (candidate_set.Group) of the request under `evaluation`."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     amounts = {key for group in groups for key in group.amounts}
-    trait_ids = {names.traits[t] for t in query.root_required | query.root_forbidden}
+    trait_ids = set(evaluation.root_required | evaluation.root_forbidden)
+    sharing_ids = evaluation.sharing
     aggregate_ids = set()
     for group in groups:
         for names_ in group.required:
@@ -309,7 +422,7 @@ def _load_facts(scope, groups, query, names, sharing_ids):
             facts.sharing_anchors.setdefault(rp, set()).add(anchor)
     else:
         facts.fits = {key: sorted(rps) for key, rps in fits.items()}
-    _add_positions(facts, scopes, want_positions=bool(query.same_subtree))
+    _add_positions(facts, scopes, want_positions=bool(evaluation.query.same_subtree))
     return facts
 
 

@@ -24,7 +24,22 @@ import jsonschema
 
 from placement_site.api import errors
 from placement_site.api.exceptions import BadRequest
-from placement_site.api.microversion import Version
+from placement_site.api.microversion import (
+    ALL_CLASSES_IN_SUMMARIES,
+    CANDIDATES_IN_TREE,
+    CANDIDATES_LIMIT,
+    CANDIDATES_MEMBER_OF,
+    CANDIDATES_REQUIRED,
+    DICT_ALLOCATIONS,
+    FORBIDDEN_TRAITS,
+    GRANULAR_GROUPS,
+    MAPPINGS,
+    NESTED_CANDIDATES,
+    ROOT_REQUIRED,
+    SAME_SUBTREE,
+    STRING_SUFFIXES,
+    Version,
+)
 from placement_site.api.viewsets import is_uuid_like
 from providers.query_params import (
     AggregateQuery,
@@ -35,20 +50,8 @@ from providers.query_params import (
     parse_resources,
 )
 
-MIN_VERSION = (1, 10)
-LIMIT_VERSION = (1, 16)
-REQUIRED_VERSION = (1, 17)
-MEMBER_OF_VERSION = (1, 21)
-FORBIDDEN_TRAITS_VERSION = (1, 22)
-GRANULAR_VERSION = (1, 25)
-IN_TREE_VERSION = (1, 31)
-STRING_SUFFIX_VERSION = (1, 33)
-ROOT_REQUIRED_VERSION = (1, 35)
-SAME_SUBTREE_VERSION = (1, 36)
-
 NUMERIC_SUFFIX = "[1-9][0-9]*"
 STRING_SUFFIX = "[a-zA-Z0-9_-]{1,64}"
-GROUP_PREFIXES = ("resources", "required", "member_of", "in_tree")
 _KEY_RE = re.compile(r"^(resources|required|member_of|in_tree)(.*)$")
 LIMIT_PATTERN = "^[1-9][0-9]*$"
 GROUP_POLICIES = ["none", "isolate"]
@@ -98,7 +101,7 @@ class CandidateQuery:
     root_required: frozenset = frozenset()
     root_forbidden: frozenset = frozenset()
     same_subtree: tuple = ()          # tuple of tuples of suffixes
-    nested_aware: bool = True         # 1.29+: several providers of one tree per candidate
+    nested_aware: bool = True         # NESTED_CANDIDATES: several providers of one tree
 
     def requested_class_names(self):
         names = []
@@ -113,11 +116,11 @@ class CandidateQuery:
 class ResponseView:
     """How present.py renders the result (one flag per microversion change)."""
 
-    dict_allocations: bool = True     # 1.12
-    traits: bool = True               # 1.17
-    all_classes: bool = True          # 1.27
-    tree_summaries: bool = True       # 1.29: whole trees + parent/root uuids
-    mappings: bool = True             # 1.34
+    dict_allocations: bool = True     # DICT_ALLOCATIONS
+    traits: bool = True               # CANDIDATES_REQUIRED
+    all_classes: bool = True          # ALL_CLASSES_IN_SUMMARIES
+    tree_summaries: bool = True       # NESTED_CANDIDATES: whole trees + parent/root uuids
+    mappings: bool = True             # MAPPINGS
 
 
 @dataclass(frozen=True)
@@ -131,27 +134,27 @@ class ParsedRequest:
 
 def query_schema(version):
     """The JSON schema of the query string (last value of each key) at `version`."""
-    if version < GRANULAR_VERSION:
+    if version < GRANULAR_GROUPS:
         properties = {"resources": {"type": "string"}}
-        if version >= LIMIT_VERSION:
+        if version >= CANDIDATES_LIMIT:
             properties["limit"] = {"type": "string", "pattern": LIMIT_PATTERN}
-        if version >= REQUIRED_VERSION:
+        if version >= CANDIDATES_REQUIRED:
             properties["required"] = {"type": "string"}
-        if version >= MEMBER_OF_VERSION:
+        if version >= CANDIDATES_MEMBER_OF:
             properties["member_of"] = {"type": "string"}
         return {"type": "object", "properties": properties, "required": ["resources"],
                 "additionalProperties": False}
-    suffix = STRING_SUFFIX if version >= STRING_SUFFIX_VERSION else NUMERIC_SUFFIX
+    suffix = STRING_SUFFIX if version >= STRING_SUFFIXES else NUMERIC_SUFFIX
     prefixes = ["resources", "required", "member_of"]
-    if version >= IN_TREE_VERSION:
+    if version >= CANDIDATES_IN_TREE:
         prefixes.append("in_tree")
     properties = {
         "limit": {"type": "string", "pattern": LIMIT_PATTERN},
         "group_policy": {"type": "string", "enum": GROUP_POLICIES},
     }
-    if version >= ROOT_REQUIRED_VERSION:
+    if version >= ROOT_REQUIRED:
         properties["root_required"] = {"type": "string"}
-    if version >= SAME_SUBTREE_VERSION:
+    if version >= SAME_SUBTREE:
         properties["same_subtree"] = {"type": "string"}
     return {
         "type": "object",
@@ -194,7 +197,7 @@ def _lists(query):
 # --- §3.3 request-wide parameters ----------------------------------------------------
 
 
-def _first_values(lists, version):
+def _first_values(lists):
     """limit and group_policy use their FIRST occurrence (the schema saw the last)."""
     limit = group_policy = None
     if "limit" in lists:
@@ -215,7 +218,7 @@ def parse_root_required(values):
     if len(values) > 1:
         raise BadRequest("Query parameter 'root_required' may be specified only once.",
                          code=errors.QUERYPARAM_DUPLICATE_KEY)
-    traits = parse_required_value(values[0], FORBIDDEN_TRAITS_VERSION)
+    traits = parse_required_value(values[0], FORBIDDEN_TRAITS)
     conflicts = sorted(traits.required & traits.forbidden)
     if conflicts:
         raise BadRequest(
@@ -278,7 +281,7 @@ def _parse_groups(lists, version):
 
 
 def _check_groups(groups, same_subtree, group_policy, version):
-    if version >= SAME_SUBTREE_VERSION:
+    if version >= SAME_SUBTREE:
         if all(group.resourceless for group in groups):
             raise BadRequest("There must be at least one resources or resources[$S] parameter.",
                              code=errors.QUERYPARAM_MISSING_VALUE)
@@ -338,12 +341,12 @@ def parse_request(query, version):
     lists = _lists(query)
     validate(_validator((version.major, version.minor)),
              {key: values[-1] for key, values in lists.items()})
-    limit, group_policy = _first_values(lists, version)
+    limit, group_policy = _first_values(lists)
     root = TraitQuery()
-    if version >= ROOT_REQUIRED_VERSION:
+    if version >= ROOT_REQUIRED:
         root = parse_root_required(lists.get("root_required", []))
     same_subtree = ()
-    if version >= SAME_SUBTREE_VERSION:
+    if version >= SAME_SUBTREE:
         same_subtree = parse_same_subtree(lists.get("same_subtree", []))
     groups = _parse_groups(lists, version)
     _check_groups(groups, same_subtree, group_policy, version)
@@ -354,13 +357,13 @@ def parse_request(query, version):
         root_required=root.required,
         root_forbidden=root.forbidden,
         same_subtree=same_subtree,
-        nested_aware=version >= (1, 29),
+        nested_aware=version >= NESTED_CANDIDATES,
     )
     view = ResponseView(
-        dict_allocations=version >= (1, 12),
-        traits=version >= (1, 17),
-        all_classes=version >= (1, 27),
-        tree_summaries=version >= (1, 29),
-        mappings=version >= (1, 34),
+        dict_allocations=version >= DICT_ALLOCATIONS,
+        traits=version >= CANDIDATES_REQUIRED,
+        all_classes=version >= ALL_CLASSES_IN_SUMMARIES,
+        tree_summaries=version >= NESTED_CANDIDATES,
+        mappings=version >= MAPPINGS,
     )
     return ParsedRequest(query=candidate_query, view=view)

@@ -1,27 +1,17 @@
 """GET /allocation_candidates: parse -> engine -> present (allocation-candidates.md)."""
 import gc
-import json
 import time
 from contextlib import contextmanager
-
-try:  # ten times faster on the large bodies this endpoint produces
-    import orjson
-except ImportError:  # pragma: no cover - orjson is in requirements.txt
-    orjson = None
 
 from django.conf import settings
 from django.http import HttpResponse
 
 from candidates import engine, present
 from candidates.request import parse_request
+from placement_site.api.renderers import FastJSONRenderer
+from placement_site.api.microversion import ALLOCATION_CANDIDATES
 from placement_site.api.viewsets import PlacementViewSet, endpoint
 from placement_site.ops import metrics
-
-
-def _dumps(document):
-    if orjson is not None:
-        return orjson.dumps(document)
-    return json.dumps(document, separators=(",", ":"), check_circular=False)
 
 
 @contextmanager
@@ -40,8 +30,8 @@ def _no_cyclic_gc():
 
 class AllocationCandidateViewSet(PlacementViewSet):
 
-    @endpoint("placement:allocation_candidates:list", min_version=(1, 10), accept=True,
-              query=True)
+    @endpoint("placement:allocation_candidates:list", min_version=ALLOCATION_CANDIDATES,
+              accept=True, query=True)
     def list(self, request):
         started = time.perf_counter()
         parsed = parse_request(request.GET, request.version)
@@ -58,8 +48,8 @@ class AllocationCandidateViewSet(PlacementViewSet):
                                == "breadth-first"),
             )
             # Encoded straight into an HttpResponse: these bodies can be large and
-            # DRF's renderer adds nothing here.
-            body = _dumps(present.render(result, view))
+            # DRF's content negotiation adds nothing here.
+            body = FastJSONRenderer().render(present.render(result, view))
             metrics.observe_candidates(time.perf_counter() - started, len(result.candidates))
             # freed before the collector is back on, so its first pass finds little
             del result

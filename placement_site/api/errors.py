@@ -15,7 +15,6 @@ from placement_site.domain_errors import (  # noqa: E402,F401
 )
 from placement_site.domain_errors import DEFAULT_CODE as DEFAULT  # noqa: E402
 
-CODE_MIN_VERSION = (1, 23)
 
 # Said by the API and by the gunicorn workers (gunicorn refuses such a header itself).
 CONTENT_LENGTH_NOT_INTEGER = "content-length header must be an integer"
@@ -47,6 +46,10 @@ def _one_line(detail):
 
 def error_body(status, detail, request_id, code=None, version=None, extra=None):
     """The {"errors": [...]} document; `code` is shown only from microversion 1.23."""
+    # imported here: the gunicorn worker imports this module before Django's settings
+    # exist, and microversion.py's DRF versioning class needs them
+    from placement_site.api.microversion import ERROR_CODES
+
     explanation = _EXPLANATIONS.get(status, "")
     text = f"{explanation}\n\n {_one_line(detail)}  " if detail else explanation
     error = {
@@ -55,7 +58,7 @@ def error_body(status, detail, request_id, code=None, version=None, extra=None):
         "detail": text,
         "request_id": request_id,
     }
-    if version is not None and version >= CODE_MIN_VERSION:
+    if version is not None and version >= ERROR_CODES:
         error["code"] = code or DEFAULT
     if extra:
         error.update(extra)

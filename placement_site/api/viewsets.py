@@ -28,8 +28,7 @@ from placement_site.api.exceptions import (
     NotFound,
     UnsupportedMediaType,
 )
-
-CACHE_HEADERS_MIN_VERSION = (1, 15)
+from placement_site.api.microversion import CACHE_HEADERS
 
 
 def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
@@ -139,7 +138,7 @@ class PlacementViewSet(viewsets.ViewSet):
     @staticmethod
     def cache_headers(request, response, last_modified=None, omit_last_modified=False):
         """Last-Modified and Cache-Control: no-cache from 1.15 (http.md §7)."""
-        if request.version < CACHE_HEADERS_MIN_VERSION:
+        if request.version < CACHE_HEADERS:
             return response
         response["Cache-Control"] = "no-cache"
         if not omit_last_modified:

@@ -222,3 +222,12 @@ def test_gunicorn_keeps_our_worker_classes_whatever_the_threads(name, threads, e
     config.set("worker_class", f"placement_site.gunicorn_worker.{name}")
     config.set("threads", threads)
     assert config.worker_class is expected
+
+
+def test_worker_class_loads_before_django_settings_exist():
+    # gunicorn imports the worker class before the application sets
+    # DJANGO_SETTINGS_MODULE (scripts/conformance-server has it unset)
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    result = subprocess.run([sys.executable, "-c", "import placement_site.gunicorn_worker"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr

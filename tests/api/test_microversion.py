@@ -35,6 +35,21 @@ def test_negotiate_rejects_out_of_range(header):
         microversion.negotiate(header)
 
 
+def test_negotiation_messages_name_the_value_as_sent():
+    with pytest.raises(microversion.InvalidVersion,
+                       match=r"^invalid version string: pony\.horse; "):
+        microversion.negotiate("placement pony.horse")
+    # the range check formats the pair (1.040 is 1.40) but the message quotes the header
+    with pytest.raises(microversion.UnacceptableVersion,
+                       match=r"^Unacceptable version header: 1\.040$"):
+        microversion.negotiate("compute 2.1, placement 1.040")
+
+
+def test_versions_lists_every_served_version_in_order():
+    assert microversion.VERSIONS[0] == "1.0" and microversion.VERSIONS[-1] == "1.39"
+    assert len(microversion.VERSIONS) == 40
+
+
 def test_version_compares_with_tuples_and_versions():
     assert Version(1, 10) > (1, 9)
     assert Version(1, 10) > Version(1, 2)

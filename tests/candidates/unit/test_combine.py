@@ -1,5 +1,5 @@
 """candidate_set.py and combine.py: pure set algebra on hand-made facts."""
-from candidates import combine
+from candidates import candidate_set, combine
 from candidates.candidate_set import Facts, Group, Partial, group_partials
 
 
@@ -88,3 +88,19 @@ def test_combination_is_lazy():
     partials = [{1: [Partial((((2, 100), 1),), (2,))] * 1000}]
     generator = combine.candidates(groups, partials, facts)
     assert next(generator)[0] == (((2, 100), 1),)
+
+
+def test_trait_and_aggregate_filters():
+    assert candidate_set.meets_every([frozenset({1, 2}), frozenset({3})], {2, 3})
+    assert not candidate_set.meets_every([frozenset({1, 2}), frozenset({3})], {1, 2})
+    assert candidate_set.has_traits({1, 3}, [frozenset({1})], frozenset({2}))
+    assert not candidate_set.has_traits({1, 2}, [frozenset({1})], frozenset({2}))
+    assert candidate_set.holding_any({1: {7}, 2: {8}, 3: {7, 9}}, frozenset({7})) == {1, 3}
+
+
+def test_root_filter_checks_the_anchor_only():
+    facts = tree_facts()
+    facts.traits = {1: {7}, 2: {8}}
+    root_ok = candidate_set.root_filter(frozenset({7}), frozenset({8}), facts)
+    assert root_ok(1) and not root_ok(10)
+    assert not candidate_set.root_filter(frozenset({8}), frozenset(), facts)(1)
