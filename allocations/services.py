@@ -108,7 +108,7 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
             if "deadlock" not in str(exc).lower():
                 raise
             conflict = exceptions.AllocationWriteConflict("deadlock detected")
-        LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.detail)
+        LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.message)
         if attempt < retries:
             # Small jitter so the losers of a race do not collide again in lock-step.
             time.sleep(random.uniform(0, 0.002 * (attempt + 1)))

@@ -19,7 +19,7 @@ It never sees a microversion: request.py turned those into flags.
 import random
 from dataclasses import dataclass, field
 
-from placement_site.api.exceptions import BadRequest
+from providers.exceptions import InvalidQuery
 from candidates import candidate_set, combine
 from candidates.resolve import resolve
 from candidates.sql import Scope, aggregates as agg_sql, capacity, summaries, traits as trait_sql
@@ -54,7 +54,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     (1.27+), else only the requested ones; with_traits: summaries list traits.
     randomize / max_candidates: the [placement] options of the same names;
     breadth_first: allocation_candidates_generation_strategy = breadth-first.
-    Raises BadRequest for unknown resource classes or traits (when reached).
+    Raises InvalidQuery for unknown resource classes or traits (when reached).
     """
     names = resolve(query)
     if _unknown_names(query, names):
@@ -101,7 +101,7 @@ def _unknown_names(query, names):
 
 
 def _no_such_traits(missing):
-    return BadRequest(f"No such trait(s): {', '.join(sorted(missing))}.")
+    return InvalidQuery(f"No such trait(s): {', '.join(sorted(missing))}.")
 
 
 def _compile(group, names):
@@ -148,7 +148,7 @@ def _lazy_check(query, names):
     for group in query.groups:
         for name, _ in group.resources:
             if name not in names.classes:
-                raise BadRequest("Invalid resource class in resources parameter: "
+                raise InvalidQuery("Invalid resource class in resources parameter: "
                                  f"No such resource class {name}.")
         if group.aggregates.any_of:
             clauses = [frozenset(names.aggregates[a] for a in clause if a in names.aggregates)
