@@ -6,8 +6,7 @@ the safety net behind the rules the services enforce.
 from django.db import models
 from mptt.models import MPTTModel, TreeForeignKey
 
-STANDARD_PREFIX_CUSTOM = "CUSTOM_"
-
+from providers import rules
 
 class ResourceClass(models.Model):
     """A countable kind of resource: a standard name or a CUSTOM_* one."""
@@ -26,7 +25,7 @@ class ResourceClass(models.Model):
 
     @property
     def is_custom(self):
-        return self.name.startswith(STANDARD_PREFIX_CUSTOM)
+        return rules.is_custom(self.name)
 
 
 class Trait(models.Model):
@@ -45,7 +44,7 @@ class Trait(models.Model):
 
     @property
     def is_custom(self):
-        return self.name.startswith(STANDARD_PREFIX_CUSTOM)
+        return rules.is_custom(self.name)
 
 
 class Aggregate(models.Model):

@@ -25,6 +25,7 @@ from providers.rules.inventory import (  # noqa: F401
     MAX_ALLOCATION_RATIO,
     MAX_INT,
     field_problems,
+    inventories_schema,
     inventory_record,
     record_schema,
     with_defaults,
@@ -40,4 +41,10 @@ from providers.rules.names import (  # noqa: F401
     is_custom,
     is_valid_custom_name,
 )
-from providers.rules.uuids import canonical_uuid, canonical_uuid_or_none, is_uuid_like  # noqa: F401
+from providers.rules.uuids import (  # noqa: F401
+    CANONICAL_UUID_REGEX,
+    UUID_KEY_REGEX,
+    canonical_uuid,
+    canonical_uuid_or_none,
+    is_uuid_like,
+)

@@ -9,6 +9,7 @@ INTEGER_BOUNDS as the last net.
 import math
 
 from providers import exceptions
+from providers.rules.names import NAME_REGEX
 
 MAX_INT = 2147483647
 # allocation_ratio has an upper bound only (the largest float32); 0 and negative
@@ -48,6 +49,22 @@ def record_schema(*, required=("total",), **extra_properties):
         "type": "object",
         "properties": properties,
         "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def inventories_schema():
+    """The body of PUT .../inventories (and of each provider in POST /reshaper)."""
+    return {
+        "type": "object",
+        "properties": {
+            "resource_provider_generation": {"type": "integer"},
+            "inventories": {
+                "type": "object",
+                "patternProperties": {NAME_REGEX: record_schema()},
+            },
+        },
+        "required": ["resource_provider_generation", "inventories"],
         "additionalProperties": False,
     }
 

@@ -26,3 +26,10 @@ def canonical_uuid(value):
     if canonical is None:
         raise ValueError(f"not a uuid: {value!r}")
     return canonical
+
+
+# The canonical form only (query strings, tree documents: README "UUID forms").
+CANONICAL_UUID_REGEX = (
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+# The keys of allocation and reshaper bodies (upstream's loose key pattern).
+UUID_KEY_REGEX = "^[0-9a-fA-F-]{36}$"
