@@ -158,9 +158,4 @@ class Inventory(models.Model):
 
     @property
     def capacity(self):
-        return capacity(self.total, self.reserved, self.allocation_ratio)
-
-
-def capacity(total, reserved, allocation_ratio):
-    """Usable amount of an inventory: (total - reserved) * allocation_ratio."""
-    return (total - reserved) * allocation_ratio
+        return rules.capacity(self.total, self.reserved, self.allocation_ratio)

@@ -28,9 +28,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from placement_site.domain_errors import ConcurrentUpdate, DomainError as PlacementError
 from providers import forms
-from providers.models import (
-    Inventory, ProviderAggregate, ProviderTrait, ResourceProvider, capacity,
-)
+from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.rules import capacity
 
 ROOTS_PER_PAGE = 20
 TOP_USAGE_ROWS = 10
