@@ -45,18 +45,26 @@ def reshaper_schema(version):
     return RESHAPER_V1_30
 
 
+RESHAPER_VERSION = (1, 30)
+
+
+def reshape_arguments(version, data):
+    """The keyword arguments of reshape() for a body valid at `version`."""
+    inventories = [
+        ProviderInventories(provider_uuid=rp_uuid,
+                            generation=entry["resource_provider_generation"],
+                            inventories=entry["inventories"])
+        for rp_uuid, entry in data["inventories"].items()
+    ]
+    consumers = [consumer_request(version, consumer_uuid, body)
+                 for consumer_uuid, body in data["allocations"].items()]
+    return {"inventories": inventories, "consumers": consumers}
+
+
 class ReshaperViewSet(PlacementViewSet):
 
-    @endpoint("placement:reshaper:reshape", min_version=(1, 30), content_type=True)
+    @endpoint("placement:reshaper:reshape", min_version=RESHAPER_VERSION, content_type=True)
     def create(self, request):
         data = self.json_body(request, reshaper_schema(request.version))
-        inventories = [
-            ProviderInventories(provider_uuid=rp_uuid,
-                                generation=entry["resource_provider_generation"],
-                                inventories=entry["inventories"])
-            for rp_uuid, entry in data["inventories"].items()
-        ]
-        consumers = [consumer_request(request.version, consumer_uuid, body)
-                     for consumer_uuid, body in data["allocations"].items()]
-        reshape(inventories=inventories, consumers=consumers)
+        reshape(**reshape_arguments(request.version, data))
         return self.no_content()
