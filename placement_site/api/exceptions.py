@@ -1,7 +1,11 @@
 """The one place that turns exceptions into Placement error responses.
 
-Services raise PlacementError subclasses (status + code + message); views
-never build error responses themselves.
+Services, selectors, rules and query grammars raise domain errors
+(placement_site.domain_errors: a kind, Placement's message and code); none of
+them raises the HTTP classes below any more. exception_response() maps each
+domain kind to its status. The PlacementError classes here serve only the API
+edge itself (body and query validation, microversion gating, content
+negotiation 406/415, 405, policy 403), and views never build error responses.
 """
 import logging
 
