@@ -43,10 +43,6 @@ class NotFound(PlacementError):
     status = 404
 
 
-class Conflict(PlacementError):
-    status = 409
-
-
 class Forbidden(PlacementError):
     status = 403
 
@@ -61,10 +57,6 @@ class UnsupportedMediaType(PlacementError):
 
 class MethodNotAllowed(PlacementError):
     status = 405
-
-
-class ConcurrentUpdate(Conflict):
-    code = errors.CONCURRENT_UPDATE
 
 
 def _is_database_locked(exc):

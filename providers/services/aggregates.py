@@ -17,7 +17,7 @@ def aggregates_replace(*, provider, aggregate_uuids, generation=None, bump_gener
             None skips the check (1.1-1.18).
         bump_generation: True (1.19+) increments the generation, even if the
             set is unchanged; False (1.1-1.18) leaves it alone.
-    Raises ProviderGenerationConflict / ConcurrentUpdate (409
+    Raises ProviderGenerationConflict / ProviderChangedConcurrently (409
     placement.concurrent_update).
     Returns the new generation.
     """

@@ -38,8 +38,9 @@ def provider_traits_replace(*, provider, trait_names, generation):
                     ProviderTrait(provider=provider, trait_id=trait_id)
                     for trait_id in wanted - current])
     except IntegrityError:
-        raise exceptions.ProviderChangedConcurrently("Update conflict: the traits of this provider were changed "
-                               "by another request. Please retry.")
+        raise exceptions.ProviderChangedConcurrently(
+            "Update conflict: the traits of this provider were changed by another request. "
+            "Please retry.")
     return traits
 
 
