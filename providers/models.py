@@ -128,7 +128,8 @@ class ProviderAggregate(models.Model):
 def _inventory_integer(field):
     """An inventory integer field with its range and default from providers.rules."""
     smallest, largest = rules.INTEGER_BOUNDS[field]
-    extra = {"default": rules.INVENTORY_DEFAULTS[field]} if field in rules.INVENTORY_DEFAULTS else {}
+    default = rules.INVENTORY_DEFAULTS.get(field)
+    extra = {} if default is None else {"default": default}
     return models.IntegerField(
         validators=[MinValueValidator(smallest), MaxValueValidator(largest)], **extra)
 

@@ -19,7 +19,8 @@ _QUERY_FORMATS = jsonschema.FormatChecker(formats=())
 
 @_QUERY_FORMATS.checks("uuid")
 def _is_canonical_uuid(value):
-    return not isinstance(value, str) or re.fullmatch(rules.CANONICAL_UUID_REGEX, value) is not None
+    return (not isinstance(value, str)
+            or re.fullmatch(rules.CANONICAL_UUID_REGEX, value) is not None)
 
 
 def list_query_schema(version):
