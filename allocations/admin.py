@@ -12,7 +12,7 @@ from django.db.models import Count
 
 from allocations import services
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from placement_site.api.exceptions import PlacementError
+from placement_site.domain_errors import DomainError as PlacementError
 from providers.admin import ServiceAdminMixin, error_text
 
 

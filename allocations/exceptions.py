@@ -1,25 +1,28 @@
-"""Errors raised by allocations.services and selectors; api/exceptions.py renders them.
+"""Errors raised by allocations' services, selectors, rules and the reshaper.
 
-Messages are Placement's wording (allocations.md §3.3, usages.md).
+Domain errors (placement_site.domain_errors) carrying Placement's wording
+(allocations.md §3.3, usages.md, reshaper.md) and code; none of them knows
+HTTP (placement_site/api/exceptions.py maps the kinds to statuses).
 """
-from placement_site.api.exceptions import BadRequest, ConcurrentUpdate, Conflict, NotFound
+from placement_site import domain_errors as codes
+from placement_site.domain_errors import ConcurrentUpdate, Conflict, InvalidInput, NotFound
 
 ALLOCATION_CONFLICT_PREFIX = "Inventory and/or allocations changed while attempting to allocate: "
 
 
-class MalformedConsumerUuid(BadRequest):
+class MalformedConsumerUuid(InvalidInput):
     def __init__(self, value):
         super().__init__(f"Malformed consumer_uuid: {value}")
 
 
-class ProviderDoesNotExist(BadRequest):
+class ProviderDoesNotExist(InvalidInput):
     """A provider named in new allocations does not exist (checked before writing)."""
 
     def __init__(self, uuid):
         super().__init__(f"Allocation for resource provider '{uuid}' that does not exist.")
 
 
-class NoSuchResourceClass(BadRequest):
+class NoSuchResourceClass(InvalidInput):
     """A class named in the write set does not exist. PUT and POST word it differently."""
 
     def __init__(self, name, consumer_uuid=None):
@@ -103,3 +106,32 @@ class ProviderNotFoundForUsages(NotFound):
     def __init__(self, uuid):
         missing = f"No resource provider with uuid {uuid} found"
         super().__init__(f"{missing}: {missing}")
+
+
+# --- the reshaper (reshaper.md "Errors") -------------------------------------------
+
+
+class ProviderNotFoundInInventories(InvalidInput):
+    code = codes.RESOURCE_PROVIDER_NOT_FOUND
+
+    def __init__(self, uuid):
+        super().__init__(f"Resource provider {uuid} in inventories not found: "
+                         f"No resource provider with uuid {uuid} found")
+
+
+class ReshapeGenerationConflict(ConcurrentUpdate):
+    def __init__(self, uuid, actual, given):
+        super().__init__(f"resource provider generation conflict for provider {uuid}: "
+                         f"actual: {actual}, given: {given}")
+
+
+class MalformedReshaperData(InvalidInput):
+    def __init__(self, resource_class):
+        super().__init__(f"malformed reshaper data: No such resource class {resource_class}.")
+
+
+class ReshapeConflict(ConcurrentUpdate):
+    """Something changed underneath the reshape (a lost race, a deadlock)."""
+
+    def __init__(self, reason):
+        super().__init__(f"update conflict: {reason}")

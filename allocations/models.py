@@ -87,7 +87,10 @@ class Allocation(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["consumer", "provider", "resource_class"], name="uniq_allocation"
-            )
+            ),
+            # The last net: every API schema asks amounts >= 1 (amount 0 is never stored).
+            models.CheckConstraint(condition=models.Q(used__gte=1),
+                                   name="allocation_used_positive"),
         ]
         indexes = [
             # usage sums: WHERE provider_id = ? [AND resource_class_id = ?]

@@ -40,10 +40,15 @@ from django.db.models import Q
 from allocations import exceptions as allocation_exceptions
 from allocations.models import Allocation
 from allocations.services import allocations_apply, allocations_prepare
-from placement_site.api import errors
-from placement_site.api.exceptions import BadRequest, ConcurrentUpdate
+from allocations.exceptions import (
+    MalformedReshaperData,
+    ProviderNotFoundInInventories,
+    ReshapeConflict,
+    ReshapeGenerationConflict,
+)
+from providers.exceptions import UnknownResourceClass
 from providers.models import ResourceProvider
-from providers.services.inventories import UnknownResourceClass, write_inventories
+from providers.services.inventories import write_inventories
 
 
 @dataclass
@@ -53,25 +58,6 @@ class ProviderInventories:
     provider_uuid: str
     generation: int
     inventories: dict  # {resource class name: record dict (defaults filled in on write)}
-
-
-class ProviderNotFoundInInventories(BadRequest):
-    code = errors.RESOURCE_PROVIDER_NOT_FOUND
-
-    def __init__(self, uuid):
-        super().__init__(f"Resource provider {uuid} in inventories not found: "
-                         f"No resource provider with uuid {uuid} found")
-
-
-class ReshapeGenerationConflict(ConcurrentUpdate):
-    def __init__(self, uuid, actual, given):
-        super().__init__(f"resource provider generation conflict for provider {uuid}: "
-                         f"actual: {actual}, given: {given}")
-
-
-class MalformedReshaperData(BadRequest):
-    def __init__(self, resource_class):
-        super().__init__(f"malformed reshaper data: No such resource class {resource_class}.")
 
 
 class _UnknownAllocationClass(Exception):
@@ -92,21 +78,22 @@ def reshape(*, inventories, consumers):
     Raises (see reshaper.md "Errors"): ProviderNotFoundInInventories (400),
     ReshapeGenerationConflict / ConsumerGenerationConflict (409
     placement.concurrent_update), ProviderDoesNotExist (400),
-    MalformedReshaperData (400), Conflict placement.inventory.inuse (409),
+    MalformedReshaperData (400), InventoryInUse placement.inventory.inuse (409),
+    InvalidInventoryValue (400, only when called around the API's schema),
     InvalidInventory / InvalidAllocationConstraints / CapacityExceeded (409),
-    ConcurrentUpdate "update conflict: ..." (409).
+    ReshapeConflict "update conflict: ..." (409). All are domain errors.
     """
     try:
         with transaction.atomic():
             _reshape(inventories, consumers)
     except allocation_exceptions.AllocationWriteConflict as exc:
-        raise ConcurrentUpdate(f"update conflict: {exc.detail}")
+        raise ReshapeConflict(exc.message)
     except IntegrityError as exc:  # a concurrent insert of a consumer or allocation row
-        raise ConcurrentUpdate(f"update conflict: {str(exc).strip()}")
+        raise ReshapeConflict(str(exc).strip())
     except OperationalError as exc:
         if "deadlock" not in str(exc).lower():
             raise
-        raise ConcurrentUpdate("update conflict: deadlock detected")
+        raise ReshapeConflict("deadlock detected")
 
 
 def _reshape(inventories, consumers):

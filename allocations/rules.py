@@ -5,13 +5,13 @@ usages read after the provider rows are locked) and asks these functions
 whether the write set is acceptable; they raise the Placement error that the
 first violated rule calls for (allocations.md §1.3 steps 4-5).
 """
-import uuid as uuidlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from allocations import exceptions
 from placement_site.ops import events
-from providers.models import capacity as inventory_capacity
+from providers.rules import canonical_uuid_or_none
+from providers.rules import capacity as inventory_capacity
 
 
 @dataclass(frozen=True)
@@ -47,20 +47,12 @@ class InventoryLimits:
 def canonical_consumer_uuid(value):
     """The canonical lower-case dashed form of a uuid-like string.
 
-    Raises MalformedConsumerUuid unless `value` is uuid-like (spec README:
-    what uuid.UUID() accepts whose hex digits equal the input once urn:,
-    uuid:, braces and dashes are removed).
+    Raises MalformedConsumerUuid unless `value` is uuid-like (providers.rules.uuids).
     """
-    try:
-        parsed = uuidlib.UUID(value)
-    except (ValueError, TypeError, AttributeError):
+    canonical = canonical_uuid_or_none(value)
+    if canonical is None:
         raise exceptions.MalformedConsumerUuid(value)
-    bare = value.lower()
-    for junk in ("urn:", "uuid:", "{", "}", "-"):
-        bare = bare.replace(junk, "")
-    if parsed.hex != bare:
-        raise exceptions.MalformedConsumerUuid(value)
-    return str(parsed)
+    return canonical
 
 
 def violates_constraints(amount, limits):

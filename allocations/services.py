@@ -109,7 +109,7 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
             if "deadlock" not in str(exc).lower():
                 raise
             conflict = exceptions.AllocationWriteConflict("deadlock detected")
-        LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.detail)
+        LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.message)
         if attempt < retries:
             events.allocation_write_retried(
                 [c.consumer_uuid for c in consumers], attempt + 1, conflict.detail)

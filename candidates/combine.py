@@ -15,6 +15,8 @@ the same iff the pairs are equal (mappings included, Quirk Q3).
 from collections import deque
 from itertools import chain, product
 
+from providers.rules import capacity
+
 
 def is_ancestor_or_self(position, upper, lower):
     """MPTT: `upper` is `lower` or one of its ancestors."""
@@ -138,10 +140,15 @@ def _combined(groups, partials, facts, isolate, same_subtree, drop_same_tree):
 
 
 def _consolidated_fits(amounts, inventory):
-    """Summed amounts per (provider, class): used + sum <= capacity and sum <= max_unit."""
+    """Summed amounts per (provider, class): used + sum <= capacity and sum <= max_unit.
+
+    The spec writes int(capacity) (allocation-candidates.md §4.4); for the integer
+    used + sum, `<= int(x)` and `<= x` agree for every x >= 0, and for x < 0 both fail
+    (amounts are >= 1), so the untruncated capacity gives the same answer.
+    """
     for key, amount in amounts.items():
         used, total, reserved, ratio, max_unit = inventory[key]
-        if used + amount > int((total - reserved) * ratio) or amount > max_unit:
+        if used + amount > capacity(total, reserved, ratio) or amount > max_unit:
             return False
     return True
 

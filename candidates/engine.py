@@ -22,8 +22,8 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from placement_site.api.exceptions import BadRequest
 from placement_site.ops import metrics
+from providers.exceptions import InvalidQuery
 from candidates import candidate_set, combine
 from candidates.resolve import resolve
 from candidates.sql import Scope, aggregates as agg_sql, capacity, summaries, traits as trait_sql
@@ -58,7 +58,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     (1.27+), else only the requested ones; with_traits: summaries list traits.
     randomize / max_candidates: the [placement] options of the same names;
     breadth_first: allocation_candidates_generation_strategy = breadth-first.
-    Raises BadRequest for unknown resource classes or traits (when reached).
+    Raises InvalidQuery for unknown resource classes or traits (when reached).
     """
     names = resolve(query)
     evaluation, excluded = evaluate(query, names)
@@ -192,7 +192,7 @@ def _names_unknown(query, names):
 def _raise_unknown_traits(trait_names, names):
     missing = _unknown_traits(trait_names, names)
     if missing:
-        raise BadRequest(f"No such trait(s): {', '.join(missing)}.")
+        raise InvalidQuery(f"No such trait(s): {', '.join(missing)}.")
 
 
 def root_traits_known(evaluation, group=None):
@@ -216,7 +216,7 @@ def classes_known(evaluation, group):
     """§3.6 step 2.1: the group's resource classes exist."""
     missing = _unknown_classes(group, evaluation.names)
     if missing:
-        raise BadRequest("Invalid resource class in resources parameter: "
+        raise InvalidQuery("Invalid resource class in resources parameter: "
                          f"No such resource class {missing[0]}.")
 
 
@@ -293,7 +293,7 @@ def evaluate(query, names, thorough=None):
     """Run the steps of §3.6 in order: request-wide, then each group's.
 
     Returns (evaluation, reason): reason is None when no step excluded everything
-    (generation follows), else the first step's reason. Raises BadRequest for the first
+    (generation follows), else the first step's reason. Raises InvalidQuery for the first
     unknown name reached. thorough: run the costly steps too (None: only when the
     request names something unknown, the only case where they change the answer).
     """

@@ -6,6 +6,7 @@ list-form allocation requests below 1.12, `mappings` from 1.34, summary
 classes and providers to load), `parent_provider_uuid`/`root_provider_uuid`
 from 1.29.
 """
+from providers.rules import reported_capacity
 
 
 def render(result, view):
@@ -44,8 +45,8 @@ def render(result, view):
             body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
             body["root_provider_uuid"] = uuids[root]
     for rp, rc, used, total, reserved, ratio, _, _, _ in result.inventories:
-        resources_of[rp][class_names[rc]] = {"capacity": int((total - reserved) * ratio),
-                                             "used": used}
+        resources_of[rp][class_names[rc]] = {
+            "capacity": reported_capacity(total, reserved, ratio), "used": used}
     for rp, name in result.traits or ():
         traits_of[rp].append(name)
     summaries = {uuids[rp]: body for rp, body in bodies.items()}

@@ -16,14 +16,12 @@ lazily). Value grammars for ``resources``, ``required`` and ``member_of``
 come from providers.query_params (shared with GET /resource_providers).
 """
 import re
-import uuid as uuidlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import jsonschema
 
-from placement_site.api import errors
-from placement_site.api.exceptions import BadRequest
+from placement_site import domain_errors as errors
 from placement_site.api.microversion import (
     ALL_CLASSES_IN_SUMMARIES,
     CANDIDATES_IN_TREE,
@@ -40,7 +38,7 @@ from placement_site.api.microversion import (
     STRING_SUFFIXES,
     Version,
 )
-from placement_site.api.viewsets import is_uuid_like
+from providers.exceptions import InvalidQuery
 from providers.query_params import (
     AggregateQuery,
     TraitQuery,
@@ -49,9 +47,10 @@ from providers.query_params import (
     parse_required_value,
     parse_resources,
 )
+from providers.rules import GROUP_SUFFIX_REGEX, canonical_uuid_or_none
 
 NUMERIC_SUFFIX = "[1-9][0-9]*"
-STRING_SUFFIX = "[a-zA-Z0-9_-]{1,64}"
+STRING_SUFFIX = GROUP_SUFFIX_REGEX
 _KEY_RE = re.compile(r"^(resources|required|member_of|in_tree)(.*)$")
 LIMIT_PATTERN = "^[1-9][0-9]*$"
 GROUP_POLICIES = ["none", "isolate"]
@@ -183,7 +182,7 @@ def validate(validator, data):
     """Same outcome and message as jsonschema.validate(): the best-matching error."""
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
-        raise BadRequest(f"{QUERY_PREFIX}{error}")
+        raise InvalidQuery(f"{QUERY_PREFIX}{error}")
 
 
 def _lists(query):
@@ -216,12 +215,12 @@ def parse_root_required(values):
     if not values:
         return TraitQuery()
     if len(values) > 1:
-        raise BadRequest("Query parameter 'root_required' may be specified only once.",
+        raise InvalidQuery("Query parameter 'root_required' may be specified only once.",
                          code=errors.QUERYPARAM_DUPLICATE_KEY)
     traits = parse_required_value(values[0], FORBIDDEN_TRAITS)
     conflicts = sorted(traits.required & traits.forbidden)
     if conflicts:
-        raise BadRequest(
+        raise InvalidQuery(
             "Conflicting required and forbidden traits found in root_required: "
             + ", ".join(conflicts), code=errors.QUERYPARAM_BAD_VALUE)
     return traits
@@ -235,7 +234,7 @@ def parse_same_subtree(values):
         for element in value.split(","):
             element = element.strip()
             if not element:
-                raise BadRequest(
+                raise InvalidQuery(
                     "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
                     code=errors.QUERYPARAM_BAD_VALUE)
             if element not in suffixes:
@@ -249,10 +248,11 @@ def parse_same_subtree(values):
 
 def parse_in_tree(value):
     value = value.strip()
-    if not is_uuid_like(value):
-        raise BadRequest(
+    canonical = canonical_uuid_or_none(value)
+    if canonical is None:
+        raise InvalidQuery(
             f"{QUERY_PREFIX}Expected 'in_tree' parameter to be a format of uuid. Got: {value}")
-    return str(uuidlib.UUID(value))
+    return canonical
 
 
 def _parse_groups(lists, version):
@@ -283,37 +283,37 @@ def _parse_groups(lists, version):
 def _check_groups(groups, same_subtree, group_policy, version):
     if version >= SAME_SUBTREE:
         if all(group.resourceless for group in groups):
-            raise BadRequest("There must be at least one resources or resources[$S] parameter.",
+            raise InvalidQuery("There must be at least one resources or resources[$S] parameter.",
                              code=errors.QUERYPARAM_MISSING_VALUE)
         in_subtree = {suffix for constraint in same_subtree for suffix in constraint}
         orphans = [g.suffix for g in groups if g.resourceless and g.suffix not in in_subtree]
         if orphans:
-            raise BadRequest(
+            raise InvalidQuery(
                 "Resourceless suffixed group request should be specified in `same_subtree` "
                 f"query param: bad group(s) - {orphans}.", code=errors.QUERYPARAM_BAD_VALUE)
         known = [g.suffix for g in groups]
         unknown = [s for c in same_subtree for s in c if s not in known]
         if unknown:
-            raise BadRequest(
+            raise InvalidQuery(
                 f"Real suffixes should be specified in `same_subtree`: {unknown} not found "
                 f"in {known}.", code=errors.QUERYPARAM_BAD_VALUE)
     else:
         orphaned_traits = [f"required{g.suffix}" for g in groups
                            if g.resourceless and g.required_sets]
         if orphaned_traits:
-            raise BadRequest(
+            raise InvalidQuery(
                 "All traits parameters must be associated with resources.  Found the "
                 "following orphaned traits keys: " + ", ".join(orphaned_traits))
         orphaned_aggs = [f"member_of{g.suffix}" for g in groups
                          if g.resourceless and g.aggregates]
         if orphaned_aggs:
-            raise BadRequest(
+            raise InvalidQuery(
                 "All member_of parameters must be associated with resources. Found the "
                 "following orphaned member_of keys: " + ", ".join(orphaned_aggs))
         if any(g.resourceless for g in groups):
-            raise BadRequest("All request groups must specify resources.")
+            raise InvalidQuery("All request groups must specify resources.")
         if not groups:
-            raise BadRequest("At least one request group (`resources` or `resources{$S}`) "
+            raise InvalidQuery("At least one request group (`resources` or `resources{$S}`) "
                              "is required.")
     conflicts = []
     for group in groups:
@@ -322,10 +322,10 @@ def _check_groups(groups, same_subtree, group_policy, version):
         if clashing:
             conflicts.append(f"required{group.suffix}: ({', '.join(clashing)})")
     if conflicts:
-        raise BadRequest("Conflicting required and forbidden traits found in the following "
+        raise InvalidQuery("Conflicting required and forbidden traits found in the following "
                          "traits keys: " + ", ".join(conflicts))
     if group_policy is None and sum(1 for g in groups if g.suffixed) > 1:
-        raise BadRequest('The "group_policy" parameter is required when specifying more '
+        raise InvalidQuery('The "group_policy" parameter is required when specifying more '
                          'than one "resources{N}" parameter.')
 
 
@@ -335,7 +335,7 @@ def _check_groups(groups, same_subtree, group_policy, version):
 def parse_request(query, version):
     """Validate and parse the query string of GET /allocation_candidates.
 
-    Raises BadRequest (with Placement's message and code) on the first problem,
+    Raises InvalidQuery (with Placement's message and code) on the first problem,
     in allocation-candidates.md §3 order.
     """
     lists = _lists(query)

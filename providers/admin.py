@@ -19,7 +19,7 @@ from django.shortcuts import redirect
 from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
 
-from placement_site.api.exceptions import ConcurrentUpdate, PlacementError
+from placement_site.domain_errors import ConcurrentUpdate, DomainError as PlacementError
 from providers import rules
 from providers.forms import GenerationField, inventory_record_errors
 from providers.models import (

@@ -1,11 +1,19 @@
-"""Errors raised by providers.services and selectors; api/exceptions.py renders them."""
-from placement_site.api import errors
-from placement_site.api.exceptions import BadRequest, ConcurrentUpdate, Conflict, NotFound
+"""Errors raised by providers' services, selectors, rules and query grammars.
+
+Domain errors (placement_site.domain_errors): a kind (InvalidInput, NotFound,
+Conflict, ConcurrentUpdate), Placement's message and its error code. Nothing
+here knows HTTP: placement_site/api/exceptions.py maps the kinds to statuses,
+and the admin, UI and commands show `message`.
+"""
+from placement_site import domain_errors as codes
+from placement_site.domain_errors import ConcurrentUpdate, Conflict, InvalidInput, NotFound
+
+# --- resource classes and traits ------------------------------------------------
 
 
 class ResourceClassNotFound(NotFound):
-    def __init__(self, name):
-        super().__init__(f"No such resource class {name}.")
+    def __init__(self, name, prefix=""):
+        super().__init__(f"{prefix}No such resource class {name}.")
 
 
 class ResourceClassExists(Conflict):
@@ -16,7 +24,7 @@ class ResourceClassInUse(Conflict):
     pass
 
 
-class CannotChangeStandard(BadRequest):
+class CannotChangeStandard(InvalidInput):
     pass
 
 
@@ -30,21 +38,116 @@ class TraitInUse(Conflict):
         super().__init__(f"The trait {name} is in use by a resource provider.")
 
 
+class UnknownTraits(InvalidInput):
+    """PUT .../traits names traits that do not exist."""
+
+    def __init__(self, names):
+        super().__init__(f"No such trait {', '.join(names)}")
+
+
+# --- providers ------------------------------------------------------------------------
+
+
 class ProviderNotFound(NotFound):
-    def __init__(self, uuid):
-        super().__init__(f"No resource provider with uuid {uuid} found")
+    def __init__(self, uuid, message=None):
+        super().__init__(message or f"No resource provider with uuid {uuid} found")
+
+
+class InvalidProvider(InvalidInput):
+    """A provider create/update the tree rules refuse (name, parent, loops)."""
 
 
 class ProviderGenerationConflict(ConcurrentUpdate):
-    def __init__(self, detail=None):
+    def __init__(self, message=None):
         super().__init__(
-            detail or "Resource provider's generation already changed. "
-                      "Please update the generation and try again.")
+            message or "Resource provider's generation already changed. "
+                       "Please update the generation and try again.")
+
+
+class ProviderChangedConcurrently(ConcurrentUpdate):
+    """Another request wrote the same rows first (an IntegrityError underneath)."""
 
 
 class DuplicateName(Conflict):
-    code = errors.DUPLICATE_NAME
+    code = codes.DUPLICATE_NAME
+
+
+class ProviderHasChildren(Conflict):
+    code = codes.PROVIDER_CANNOT_DELETE_PARENT
+
+    def __init__(self, uuid):
+        super().__init__(f"Unable to delete parent resource provider {uuid}: It has child "
+                         "resource providers.")
+
+
+class ProviderInUse(Conflict):
+    code = codes.PROVIDER_IN_USE
+
+    def __init__(self, uuid):
+        super().__init__(f"Unable to delete resource provider {uuid}: Resource provider has "
+                         "allocations.")
+
+
+# --- inventories ----------------------------------------------------------------------
+
+
+class InvalidInventoryValue(InvalidInput):
+    """A field of an inventory record is outside its range (providers.rules.inventory)."""
+
+
+class InvalidInventoryCapacity(InvalidInput):
+    """reserved/allocation_ratio leave a capacity the microversion's rule refuses."""
+
+
+class UnknownResourceClass(InvalidInput):
+    """An inventory names a class that does not exist; `.name` is the class name."""
+
+    def __init__(self, name, message):
+        super().__init__(message)
+        self.name = name
+
+
+class InventoryNotFound(NotFound):
+    pass
+
+
+class NoSuchInventory(InvalidInput):
+    """PUT .../inventories/{rc} for a class the provider has no inventory of (400)."""
+
+    def __init__(self, provider_uuid, resource_class):
+        super().__init__(f"No inventory record with resource class for resource provider "
+                         f"{provider_uuid}: No inventory of class {resource_class} found.")
+
+
+class InventoryExists(ConcurrentUpdate):
+    """POST .../inventories for a class the provider already has (Quirk: concurrent_update)."""
+
+    def __init__(self, provider_uuid, resource_class):
+        super().__init__(f"Update conflict: Inventory for '{resource_class}' on resource "
+                         f"provider '{provider_uuid}' already exists.")
 
 
 class InventoryInUse(Conflict):
-    code = errors.INVENTORY_INUSE
+    """Inventory that allocations use cannot be removed (placement.inventory.inuse)."""
+
+    code = codes.INVENTORY_INUSE
+
+    def __init__(self, provider_uuid, classes, prefix=""):
+        super().__init__(f"{prefix}Inventory for '{', '.join(classes)}' on resource provider "
+                         f"'{provider_uuid}' in use.")
+
+
+class InventoryInUseOnDelete(ConcurrentUpdate):
+    """DELETE .../inventories/{rc} of a used class (Quirk: code concurrent_update)."""
+
+    def __init__(self, provider_uuid, resource_class):
+        super().__init__(f"Unable to delete inventory of class {resource_class}: Inventory "
+                         f"for '{resource_class}' on resource provider '{provider_uuid}' "
+                         "in use.")
+
+
+# --- query strings --------------------------------------------------------------------
+
+
+class InvalidQuery(InvalidInput):
+    """A query parameter breaks its grammar, or names something that does not exist."""

@@ -3,11 +3,12 @@
 Rows are written only through providers.services; the constraints here are
 the safety net behind the rules the services enforce.
 """
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from mptt.models import MPTTModel, TreeForeignKey
 
-STANDARD_PREFIX_CUSTOM = "CUSTOM_"
-
+from providers import rules
 
 class ResourceClass(models.Model):
     """A countable kind of resource: a standard name or a CUSTOM_* one."""
@@ -26,7 +27,7 @@ class ResourceClass(models.Model):
 
     @property
     def is_custom(self):
-        return self.name.startswith(STANDARD_PREFIX_CUSTOM)
+        return rules.is_custom(self.name)
 
 
 class Trait(models.Model):
@@ -45,7 +46,7 @@ class Trait(models.Model):
 
     @property
     def is_custom(self):
-        return self.name.startswith(STANDARD_PREFIX_CUSTOM)
+        return rules.is_custom(self.name)
 
 
 class Aggregate(models.Model):
@@ -124,8 +125,36 @@ class ProviderAggregate(models.Model):
         indexes = [models.Index(fields=["aggregate", "provider"], name="rpa_agg_rp_idx")]
 
 
+def _inventory_integer(field):
+    """An inventory integer field with its range and default from providers.rules."""
+    smallest, largest = rules.INTEGER_BOUNDS[field]
+    default = rules.INVENTORY_DEFAULTS.get(field)
+    extra = {} if default is None else {"default": default}
+    return models.IntegerField(
+        validators=[MinValueValidator(smallest), MaxValueValidator(largest)], **extra)
+
+
+def _inventory_constraints():
+    """The last net under the services: each field's range (providers.rules), which no
+    Placement API request can break. Capacity (reserved vs total) is not among them:
+    the reshaper and microversion 1.26+ store records the capacity rule of older
+    microversions refuses, and allocation_ratio has no lower bound (inventories.md)."""
+    ranges = [
+        models.CheckConstraint(
+            condition=models.Q(**{f"{field}__gte": smallest, f"{field}__lte": largest}),
+            name=f"inventory_{field}_range")
+        for field, (smallest, largest) in rules.INTEGER_BOUNDS.items()]
+    return [*ranges, models.CheckConstraint(
+        condition=models.Q(allocation_ratio__lte=rules.MAX_ALLOCATION_RATIO),
+        name="inventory_allocation_ratio_max")]
+
+
 class Inventory(models.Model):
-    """How much of one resource class a provider has, and how it may be used."""
+    """How much of one resource class a provider has, and how it may be used.
+
+    The field ranges are providers.rules' (validators for the admin, database
+    constraints as the last net); clean() adds the capacity rule.
+    """
 
     provider = models.ForeignKey(
         ResourceProvider, on_delete=models.CASCADE, related_name="inventories"
@@ -133,12 +162,14 @@ class Inventory(models.Model):
     resource_class = models.ForeignKey(
         ResourceClass, on_delete=models.PROTECT, related_name="inventories"
     )
-    total = models.IntegerField()
-    reserved = models.IntegerField(default=0)
-    min_unit = models.IntegerField(default=1)
-    max_unit = models.IntegerField(default=2147483647)
-    step_size = models.IntegerField(default=1)
-    allocation_ratio = models.FloatField(default=1.0)
+    total = _inventory_integer("total")
+    reserved = _inventory_integer("reserved")
+    min_unit = _inventory_integer("min_unit")
+    max_unit = _inventory_integer("max_unit")
+    step_size = _inventory_integer("step_size")
+    allocation_ratio = models.FloatField(
+        default=rules.INVENTORY_DEFAULTS["allocation_ratio"],
+        validators=[MaxValueValidator(rules.MAX_ALLOCATION_RATIO)])
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(null=True, blank=True)
 
@@ -148,7 +179,8 @@ class Inventory(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["provider", "resource_class"], name="uniq_inventory_provider_class"
-            )
+            ),
+            *_inventory_constraints(),
         ]
         indexes = [
             models.Index(fields=["resource_class", "provider"], name="inv_rc_rp_idx")
@@ -159,9 +191,18 @@ class Inventory(models.Model):
 
     @property
     def capacity(self):
-        return capacity(self.total, self.reserved, self.allocation_ratio)
+        return rules.capacity(self.total, self.reserved, self.allocation_ratio)
 
-
-def capacity(total, reserved, allocation_ratio):
-    """Usable amount of an inventory: (total - reserved) * allocation_ratio."""
-    return (total - reserved) * allocation_ratio
+    def clean(self):
+        """The services' rules for the admin: field ranges, then capacity >= 0 (the
+        rule of the latest microversion)."""
+        values = {field: getattr(self, field) for field in rules.INVENTORY_FIELDS}
+        problems = rules.field_problems(values)
+        if problems:
+            raise ValidationError(problems)
+        if self.provider_id is None or self.resource_class_id is None:
+            return
+        message = rules.inventory_capacity_error(
+            self.resource_class.name, self.provider.uuid, rules.with_defaults(values))
+        if message:
+            raise ValidationError({"reserved": message})

@@ -5,7 +5,7 @@ allocation-candidates.md §1).
 Pure functions: no database access, no name resolution (unknown trait or
 resource class names are reported later, by whoever resolves them, because
 Placement resolves names lazily). Every syntax error raises
-placement_site.api.exceptions.BadRequest with Placement's wording.
+providers.exceptions.InvalidQuery (a domain error) with Placement's wording.
 
 Returned structures
 -------------------
@@ -40,8 +40,8 @@ apply Placement's "last one wins" / "repeatable from 1.xx" rules themselves.
 """
 from dataclasses import dataclass, field
 
-from placement_site.api.exceptions import BadRequest
-from placement_site.api.viewsets import is_uuid_like
+from providers.exceptions import InvalidQuery
+from providers.rules import is_uuid_like
 
 # Microversions at which the grammars grow.
 FORBIDDEN_TRAITS_VERSION = (1, 22)
@@ -102,25 +102,25 @@ class AggregateQuery:
 def parse_resources(value):
     """Parse `RC:N[,RC:N...]` into {class name: amount}.
 
-    Raises BadRequest for an empty value, an element that is not exactly
+    Raises InvalidQuery for an empty value, an element that is not exactly
     `name:amount`, a non-integer amount or an amount < 1.
     """
     if value.strip() == "":
-        raise BadRequest(_RESOURCES_FORM.format("empty string"))
+        raise InvalidQuery(_RESOURCES_FORM.format("empty string"))
     result = {}
     for element in value.split(","):
         parts = element.split(":")
         if len(parts) != 2:
-            raise BadRequest(_RESOURCES_FORM.format(element))
+            raise InvalidQuery(_RESOURCES_FORM.format(element))
         name, raw_amount = parts
         try:
             amount = int(raw_amount)
         except ValueError:
-            raise BadRequest(
+            raise InvalidQuery(
                 f"Requested resource {name} expected positive integer amount. "
                 f"Got: {raw_amount}.")
         if amount < 1:
-            raise BadRequest(f"Requested resource {name} requires amount >= 1. Got: {amount}.")
+            raise InvalidQuery(f"Requested resource {name} requires amount >= 1. Got: {amount}.")
         result[name] = amount
     return result
 
@@ -137,17 +137,17 @@ def parse_required_value(value, version):
     """Parse one occurrence of `required` (`T1,!T2` or, 1.39+, `in:T1,T2`)."""
     if value.startswith("in:"):
         if version < ANY_OF_TRAITS_VERSION:
-            raise BadRequest(
+            raise InvalidQuery(
                 "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
                 f"microversion 1.39. Got: {value}")
         names = [name.strip() for name in value[3:].split(",")]
         if any(not name for name in names):
-            raise BadRequest(
+            raise InvalidQuery(
                 "Invalid query string parameters: Expected 'required' parameter value "
                 "of the form: in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: "
                 f"{value}")
         if any(name.startswith("!") for name in names):
-            raise BadRequest(
+            raise InvalidQuery(
                 "Invalid query string parameters: The format "
                 "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support forbidden traits. "
                 f"Got: {value}")
@@ -161,12 +161,12 @@ def parse_required_value(value, version):
         if negated:
             name = name.lstrip("!")  # Quirk: any number of leading '!' means one
         if not name:
-            raise BadRequest(
+            raise InvalidQuery(
                 "Invalid query string parameters: Expected 'required' parameter value "
                 f"of the form: {_required_form(version)}. Got an empty trait in: {value}")
         (forbidden if negated else required).add(name)
     if not allow_forbidden and any(name.startswith("!") for name in required):
-        raise BadRequest(
+        raise InvalidQuery(
             "Invalid query string parameters: Expected 'required' parameter value "
             f"of the form: {_required_form(version)}. Got: {value}")
     return TraitQuery(required=frozenset(required), forbidden=frozenset(forbidden))
@@ -191,10 +191,10 @@ def parse_member_of_value(value, version):
     """Parse one `member_of` occurrence -> (frozenset of aggregates, forbidden?)."""
     forbidden = value.startswith("!")
     if forbidden and version < FORBIDDEN_AGGREGATES_VERSION:
-        raise BadRequest(
+        raise InvalidQuery(
             "Forbidden member_of parameters are not supported in the specified microversion")
     if "," in value and not (value.startswith("in:") or value.startswith("!in:")):
-        raise BadRequest(
+        raise InvalidQuery(
             "Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' "
             f"keyword using the valid microversion. Got: {value}")
     body = value[1:] if forbidden else value
@@ -203,7 +203,7 @@ def parse_member_of_value(value, version):
     aggregates = body.split(",")
     for aggregate in aggregates:
         if not is_uuid_like(aggregate):
-            raise BadRequest(
+            raise InvalidQuery(
                 "Invalid query string parameters: Expected 'member_of' parameter to "
                 f"contain valid UUID(s). Got: {aggregate}")
     return frozenset(aggregates), forbidden
@@ -216,7 +216,7 @@ def parse_member_of(values, version, key="member_of"):
     """
     values = list(values)
     if len(values) > 1 and version < MULTIPLE_MEMBER_OF_VERSION:
-        raise BadRequest(f"Multiple {key} parameters are not supported")
+        raise InvalidQuery(f"Multiple {key} parameters are not supported")
     any_of, forbidden = [], set()
     for value in values:
         aggregates, negated = parse_member_of_value(value, version)

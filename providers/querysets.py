@@ -33,10 +33,21 @@ providers_in_aggregates_ids(agg_uuids) — member of at least one of them
 member_of(qs, any_of_sets)             — at least one aggregate of every set
 not_member_of(qs, agg_uuids)           — member of none of them
 in_tree(qs, root_id)                   — providers whose root is ``root_id``
+capacity_expression()                  — (total - reserved) * allocation_ratio in SQL
 usage_subquery(rc_id, provider_ref)    — SUM(used) of one class on the provider
                                          referenced by ``provider_ref`` (OuterRef)
 """
-from django.db.models import Count, F, FloatField, IntegerField, OuterRef, Subquery, Sum, Value
+from django.db.models import (
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Subquery,
+    Sum,
+    Value,
+)
 from django.db.models.functions import Cast, Coalesce, Mod
 
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
@@ -64,6 +75,16 @@ def usage_subquery(rc_id, provider_ref=None):
     return Coalesce(Subquery(used, output_field=IntegerField()), Value(0))
 
 
+def capacity_expression():
+    """The SQL twin of providers.rules.capacity(): (total - reserved) * allocation_ratio
+    on Inventory rows, as a float (the database filters and sorts by it).
+
+    tests/providers/test_capacity_twins.py holds it equal to the Python formula.
+    """
+    return ExpressionWrapper(Cast(F("total") - F("reserved"), FloatField())
+                             * F("allocation_ratio"), output_field=FloatField())
+
+
 def capacity_provider_ids(rc_id, amount):
     """Ids of providers to which `amount` of class `rc_id` fits now (see module doc).
 
@@ -81,8 +102,7 @@ def capacity_provider_ids(rc_id, amount):
             .annotate(
                 _step_rest=Mod(Value(amount), F("step_size"), output_field=IntegerField()),
                 _after=Cast(usage_subquery(rc_id) + Value(amount), FloatField()),
-                _capacity=Cast(F("total") - F("reserved"), FloatField())
-                * F("allocation_ratio"),
+                _capacity=capacity_expression(),
             )
             .filter(_step_rest=0, _after__lte=F("_capacity"))
             .values_list("provider_id", flat=True))

@@ -3,6 +3,7 @@ import os_resource_classes
 import os_traits
 from django.db import transaction
 
+from providers import rules
 from providers.models import ResourceClass, Trait
 
 
@@ -39,4 +40,4 @@ def is_standard_resource_class(name):
 
 
 def is_standard_trait(name):
-    return not name.startswith("CUSTOM_")
+    return not rules.is_custom(name)

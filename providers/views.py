@@ -26,11 +26,10 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from placement_site.api.exceptions import ConcurrentUpdate, PlacementError
+from placement_site.domain_errors import ConcurrentUpdate, DomainError as PlacementError
 from providers import forms
-from providers.models import (
-    Inventory, ProviderAggregate, ProviderTrait, ResourceProvider, capacity,
-)
+from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.rules import capacity
 
 ROOTS_PER_PAGE = 20
 TOP_USAGE_ROWS = 10
@@ -259,10 +258,10 @@ def _report_service_error(request, provider, exc):
     if isinstance(exc, ConcurrentUpdate):
         messages.error(request, (
             f"Provider {provider.name} was changed by someone else since this page was "
-            f"loaded (conflict: {exc.detail}). The page now shows its current state; "
+            f"loaded (conflict: {exc.message}). The page now shows its current state; "
             "please review and try again."))
     else:
-        messages.error(request, f"Not saved: {exc.detail}")
+        messages.error(request, f"Not saved: {exc.message}")
 
 
 def _save_form(request, provider, form, form_name):

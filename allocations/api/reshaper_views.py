@@ -5,39 +5,11 @@ from allocations.api import schemas as allocation_schemas
 from allocations.api.views.allocations import consumer_request
 from allocations.reshaper import ProviderInventories, reshape
 from placement_site.api.viewsets import PlacementViewSet, endpoint
+from providers import rules
 
-MAX_INT = 2147483647
-UUID_KEY = "^[0-9a-fA-F-]{36}$"
-
-# One inventory record as in PUT /resource_providers/{uuid}/inventories (inventories.md).
-INVENTORY_RECORD = {
-    "type": "object",
-    "properties": {
-        "resource_provider_generation": {"type": "integer"},
-        "total": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
-        "reserved": {"type": "integer", "minimum": 0, "maximum": MAX_INT},
-        "min_unit": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
-        "max_unit": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
-        "step_size": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
-        "allocation_ratio": {"type": "number", "maximum": 3.40282e+38},
-    },
-    "required": ["total"],
-    "additionalProperties": False,
-}
-
-# The PUT .../inventories body.
-PROVIDER_INVENTORIES = {
-    "type": "object",
-    "properties": {
-        "resource_provider_generation": {"type": "integer"},
-        "inventories": {
-            "type": "object",
-            "patternProperties": {"^[A-Z0-9_]+$": INVENTORY_RECORD},
-        },
-    },
-    "required": ["resource_provider_generation", "inventories"],
-    "additionalProperties": False,
-}
+UUID_KEY = allocation_schemas.UUID_KEY
+# Each provider's entry is the PUT /resource_providers/{uuid}/inventories body.
+PROVIDER_INVENTORIES = rules.inventories_schema()
 
 
 def _schema(allocations_schema):
@@ -73,18 +45,26 @@ def reshaper_schema(version):
     return RESHAPER_V1_30
 
 
+RESHAPER_VERSION = (1, 30)
+
+
+def reshape_arguments(version, data):
+    """The keyword arguments of reshape() for a body valid at `version`."""
+    inventories = [
+        ProviderInventories(provider_uuid=rp_uuid,
+                            generation=entry["resource_provider_generation"],
+                            inventories=entry["inventories"])
+        for rp_uuid, entry in data["inventories"].items()
+    ]
+    consumers = [consumer_request(version, consumer_uuid, body)
+                 for consumer_uuid, body in data["allocations"].items()]
+    return {"inventories": inventories, "consumers": consumers}
+
+
 class ReshaperViewSet(PlacementViewSet):
 
-    @endpoint("placement:reshaper:reshape", min_version=(1, 30), content_type=True)
+    @endpoint("placement:reshaper:reshape", min_version=RESHAPER_VERSION, content_type=True)
     def create(self, request):
         data = self.json_body(request, reshaper_schema(request.version))
-        inventories = [
-            ProviderInventories(provider_uuid=rp_uuid,
-                                generation=entry["resource_provider_generation"],
-                                inventories=entry["inventories"])
-            for rp_uuid, entry in data["inventories"].items()
-        ]
-        consumers = [consumer_request(request.version, consumer_uuid, body)
-                     for consumer_uuid, body in data["allocations"].items()]
-        reshape(inventories=inventories, consumers=consumers)
+        reshape(**reshape_arguments(request.version, data))
         return self.no_content()

@@ -4,12 +4,14 @@ Verbatim from allocations.md §3.2/§4.1 and usages.md.
 """
 import copy
 
-UUID_KEY = "^[0-9a-fA-F-]{36}$"
+from providers.rules import GROUP_SUFFIX_REGEX, NAME_REGEX, UUID_KEY_REGEX
+
+UUID_KEY = UUID_KEY_REGEX
 
 RESOURCES = {
     "type": "object",
     "minProperties": 1,
-    "patternProperties": {"^[A-Z0-9_]+$": {"type": "integer", "minimum": 1}},
+    "patternProperties": {NAME_REGEX: {"type": "integer", "minimum": 1}},
     "additionalProperties": False,
 }
 EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255}
@@ -85,7 +87,7 @@ MAPPINGS = {
     "type": "object",
     "minProperties": 1,
     "patternProperties": {
-        "[a-zA-Z0-9_-]{1,64}": {
+        GROUP_SUFFIX_REGEX: {
             "type": "array",
             "minItems": 1,
             "items": {"type": "string", "format": "uuid"},
@@ -96,7 +98,7 @@ PUT_V1_34 = copy.deepcopy(PUT_V1_28)
 PUT_V1_34["properties"]["mappings"] = MAPPINGS
 
 # 1.38+: required consumer_type.
-CONSUMER_TYPE = {"type": "string", "pattern": "^[A-Z0-9_]+$", "minLength": 1, "maxLength": 255}
+CONSUMER_TYPE = {"type": "string", "pattern": NAME_REGEX, "minLength": 1, "maxLength": 255}
 PUT_V1_38 = copy.deepcopy(PUT_V1_34)
 PUT_V1_38["properties"]["consumer_type"] = CONSUMER_TYPE
 PUT_V1_38["required"].append("consumer_type")
@@ -144,7 +146,7 @@ USAGES_V1_9 = {
 }
 USAGES_V1_38 = copy.deepcopy(USAGES_V1_9)
 USAGES_V1_38["properties"]["consumer_type"] = {
-    "type": "string", "pattern": "^[A-Z0-9_]+$|^all|^unknown$", "minLength": 1,
+    "type": "string", "pattern": NAME_REGEX + "|^all|^unknown$", "minLength": 1,
     "maxLength": 255}
 
 

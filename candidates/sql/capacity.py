@@ -1,5 +1,6 @@
 """Inventories with their usage, and which amounts fit them."""
 from candidates.sql import fetch
+from providers.rules import capacity
 
 _COLUMNS = """i.provider_id, i.resource_class_id, {used}, i.total, i.reserved,
            i.allocation_ratio, i.min_unit, i.max_unit, i.step_size"""
@@ -78,9 +79,9 @@ def fitting(amounts, rows):
     for rc, n in set(amounts):
         by_class.setdefault(rc, []).append((n, []))
     for rp, rc, used, total, reserved, ratio, min_unit, max_unit, step in rows:
+        usable = capacity(total, reserved, ratio)
         for n, providers in by_class.get(rc, ()):
-            if (min_unit <= n <= max_unit and n % step == 0
-                    and used + n <= (total - reserved) * ratio):
+            if min_unit <= n <= max_unit and n % step == 0 and used + n <= usable:
                 providers.append(rp)
     return {(rc, n): providers for rc, pairs in by_class.items() for n, providers in pairs}
 

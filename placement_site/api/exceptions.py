@@ -1,7 +1,11 @@
 """The one place that turns exceptions into Placement error responses.
 
-Services raise PlacementError subclasses (status + code + message); views
-never build error responses themselves.
+Services, selectors, rules and query grammars raise domain errors
+(placement_site.domain_errors: a kind, Placement's message and code); none of
+them raises the HTTP classes below any more. exception_response() maps each
+domain kind to its status. The PlacementError classes here serve only the API
+edge itself (body and query validation, microversion gating, content
+negotiation 406/415, 405, policy 403), and views never build error responses.
 """
 import logging
 
@@ -39,10 +43,6 @@ class NotFound(PlacementError):
     status = 404
 
 
-class Conflict(PlacementError):
-    status = 409
-
-
 class Forbidden(PlacementError):
     status = 403
 
@@ -57,10 +57,6 @@ class UnsupportedMediaType(PlacementError):
 
 class MethodNotAllowed(PlacementError):
     status = 405
-
-
-class ConcurrentUpdate(Conflict):
-    code = errors.CONCURRENT_UPDATE
 
 
 def _is_database_locked(exc):

@@ -6,7 +6,6 @@ checks before the handler runs, in Placement's order: microversion gating
 Handlers then parse their body/query with json_body()/query_params().
 """
 import json
-import uuid
 from datetime import timezone as dt_timezone
 from email.utils import format_datetime
 from functools import wraps
@@ -29,6 +28,7 @@ from placement_site.api.exceptions import (
     UnsupportedMediaType,
 )
 from placement_site.api.microversion import CACHE_HEADERS
+from providers.rules import uuids
 
 
 def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
@@ -211,18 +211,9 @@ _FORMAT_CHECKER = jsonschema.FormatChecker()
 
 
 @_FORMAT_CHECKER.checks("uuid")
-def is_uuid_like(value):
-    """Placement's "uuid-like" (README conventions): what uuid.UUID() accepts, exactly."""
-    if not isinstance(value, str):
-        return True
-    try:
-        parsed = uuid.UUID(value)
-    except ValueError:
-        return False
-    bare = value.lower()
-    for junk in ("urn:", "uuid:", "{", "}", "-"):
-        bare = bare.replace(junk, "")
-    return parsed.hex == bare
+def _uuid_format(value):
+    """JSON schema `"format": "uuid"`: Placement's uuid-like strings (other types pass)."""
+    return not isinstance(value, str) or uuids.is_uuid_like(value)
 
 
 def validate(data, schema, prefix):

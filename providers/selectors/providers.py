@@ -6,7 +6,6 @@ step and an empty result short-circuits before later names are validated.
 """
 from django.db.models import F, OuterRef, Subquery
 
-from placement_site.api.exceptions import BadRequest
 from providers import exceptions, querysets
 from providers.models import Inventory, ProviderAggregate, ResourceClass, ResourceProvider, Trait
 from providers.query_params import AggregateQuery, TraitQuery
@@ -49,7 +48,7 @@ def _trait_ids(names):
     found = dict(Trait.objects.filter(name__in=names).values_list("name", "id"))
     missing = sorted(set(names) - set(found))
     if missing:
-        raise BadRequest('Invalid trait(s) in "required" parameter: '
+        raise exceptions.InvalidQuery('Invalid trait(s) in "required" parameter: '
                          f"No such trait(s): {', '.join(missing)}.")
     return found
 
@@ -64,7 +63,7 @@ def provider_list(*, name=None, uuid=None, in_tree=None, required=None, member_o
         required: query_params.TraitQuery (the provider's own traits).
         member_of: query_params.AggregateQuery (the provider's own aggregates).
         resources: {class name: amount}; each must fit the provider alone.
-    Raises BadRequest for unknown trait or resource class names that
+    Raises InvalidQuery for unknown trait or resource class names that
     evaluation reaches.
     """
     required = required or TraitQuery()
@@ -110,7 +109,7 @@ def provider_list(*, name=None, uuid=None, in_tree=None, required=None, member_o
                      .values_list("name", "id"))
         for rc_name in resources:
             if rc_name not in found:
-                raise BadRequest("Invalid resource class in resources parameter: "
+                raise exceptions.InvalidQuery("Invalid resource class in resources parameter: "
                                  f"No such resource class {rc_name}.")
         qs = querysets.with_capacity(qs, {found[n]: amount for n, amount in resources.items()})
     narrowed = bool(positive or required.forbidden or member_of.any_of or member_of.forbidden

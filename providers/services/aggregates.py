@@ -1,7 +1,6 @@
 """Writes to a provider's aggregate associations (aggregates.md)."""
 from django.db import IntegrityError, transaction
 
-from placement_site.api.exceptions import ConcurrentUpdate
 from providers import exceptions
 from providers.models import Aggregate, ProviderAggregate, ResourceProvider
 from providers.services.providers import provider_bump_generation
@@ -18,7 +17,7 @@ def aggregates_replace(*, provider, aggregate_uuids, generation=None, bump_gener
             None skips the check (1.1-1.18).
         bump_generation: True (1.19+) increments the generation, even if the
             set is unchanged; False (1.1-1.18) leaves it alone.
-    Raises ProviderGenerationConflict / ConcurrentUpdate (409
+    Raises ProviderGenerationConflict / ProviderChangedConcurrently (409
     placement.concurrent_update).
     Returns the new generation.
     """
@@ -47,7 +46,7 @@ def aggregates_replace(*, provider, aggregate_uuids, generation=None, bump_gener
                 ProviderAggregate(provider=provider, aggregate_id=agg_id)
                 for agg_id in wanted_ids - current])
     except IntegrityError:
-        raise ConcurrentUpdate(
+        raise exceptions.ProviderChangedConcurrently(
             "Update conflict: the aggregates of this provider were changed by another "
             "request. Please retry.")
     return provider.generation

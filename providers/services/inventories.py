@@ -19,21 +19,11 @@ rules.CAPACITY_NON_NEGATIVE from 1.26, None for no check — the reshaper).
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from placement_site.api import errors
-from placement_site.api.exceptions import BadRequest, ConcurrentUpdate, Conflict, NotFound
 from providers import exceptions, rules
 from providers.models import Inventory, ResourceClass
 from providers.services.providers import provider_bump_generation
 
 GENERATION_CONFLICT = "resource provider generation conflict"
-
-
-class UnknownResourceClass(BadRequest):
-    """A record names a class that does not exist; `.name` is the class name."""
-
-    def __init__(self, name, detail):
-        super().__init__(detail)
-        self.name = name
 
 
 def _resolve_classes(names):
@@ -82,16 +72,14 @@ def write_inventories(*, provider, inventories, generation=None, remove_missing=
         raise exceptions.ProviderGenerationConflict(GENERATION_CONFLICT)
     # Body schemas validate records only under keys of the class-name form. No class
     # has another name, so such a key fails below as unknown, its record unread.
-    records = {name: rules.with_defaults(record) for name, record in inventories.items()
-               if rules.CLASS_NAME_PATTERN.search(name)}
-    if capacity_rule is not None:
-        for name, record in records.items():
-            message = rules.inventory_capacity_error(name, provider.uuid, record, capacity_rule)
-            if message:
-                raise BadRequest(error_prefix + message)
+    records = {name: rules.inventory_record(name, provider.uuid, record)
+               for name, record in inventories.items() if rules.CLASS_NAME_PATTERN.search(name)}
+    for name, record in records.items():
+        rules.check_capacity(name, provider.uuid, record, capacity_rule, prefix=error_prefix)
     class_ids, missing = _resolve_classes(list(inventories))
     if missing is not None:
-        raise UnknownResourceClass(missing, f"{error_prefix}No such resource class {missing}.")
+        raise exceptions.UnknownResourceClass(
+            missing, f"{error_prefix}No such resource class {missing}.")
 
     # Swap first: the row lock it takes serialises concurrent writers of this provider.
     provider_bump_generation(provider, generation,
@@ -104,9 +92,7 @@ def write_inventories(*, provider, inventories, generation=None, remove_missing=
         removed = set(existing) - set(wanted)
         in_use = _classes_in_use(provider, removed)
         if in_use:
-            raise Conflict(
-                f"update conflict: Inventory for '{', '.join(in_use)}' on resource provider "
-                f"'{provider.uuid}' in use.", code=errors.INVENTORY_INUSE)
+            raise exceptions.InventoryInUse(provider.uuid, in_use, prefix="update conflict: ")
         if removed:
             Inventory.objects.filter(provider=provider, resource_class_id__in=removed).delete()
 
@@ -129,7 +115,7 @@ def write_inventories(*, provider, inventories, generation=None, remove_missing=
                 Inventory.objects.bulk_update(
                     to_update, list(rules.INVENTORY_FIELDS) + ["updated_at"])
     except IntegrityError:
-        raise ConcurrentUpdate(
+        raise exceptions.ProviderChangedConcurrently(
             "update conflict: the inventory was changed by another request; please retry.")
     return records
 
@@ -140,8 +126,8 @@ def inventories_replace(*, provider, generation, inventories,
 
     Returns the written records ({name: record}); provider.generation is the
     new generation (+1, even when nothing changed).
-    Raises ProviderGenerationConflict, BadRequest (capacity, unknown class),
-    Conflict (placement.inventory.inuse).
+    Raises ProviderGenerationConflict, InvalidInventoryValue, InvalidInventoryCapacity,
+    UnknownResourceClass, InventoryInUse.
     """
     prefix = f"Unable to update inventory for resource provider {provider.uuid}: "
     try:
@@ -149,9 +135,9 @@ def inventories_replace(*, provider, generation, inventories,
             return write_inventories(provider=provider, inventories=inventories,
                                      generation=generation, capacity_rule=capacity_rule,
                                      error_prefix=prefix)
-    except UnknownResourceClass as exc:
-        raise BadRequest(
-            f"Unknown resource class in inventory for resource provider {provider.uuid}: "
+    except exceptions.UnknownResourceClass as exc:
+        raise exceptions.UnknownResourceClass(
+            exc.name, f"Unknown resource class in inventory for resource provider {provider.uuid}: "
             f"No such resource class {exc.name}.")
 
 
@@ -160,8 +146,8 @@ def inventory_create(*, provider, resource_class, record,
     """POST .../inventories: add one class (no generation check, Quirk).
 
     Returns the written record; provider.generation is the new generation.
-    Raises BadRequest (capacity, unknown class), ConcurrentUpdate (the class
-    already has inventory, or concurrent change).
+    Raises InvalidInventoryValue, InvalidInventoryCapacity, UnknownResourceClass,
+    InventoryExists (Quirk: concurrent_update), ProviderChangedConcurrently.
     """
     prefix = f"Unable to create inventory for resource provider {provider.uuid}: "
     with transaction.atomic():
@@ -169,24 +155,21 @@ def inventory_create(*, provider, resource_class, record,
         written = _validated_single(provider, wanted, capacity_rule, prefix)
         if Inventory.objects.filter(provider=provider,
                                     resource_class__name=resource_class).exists():
-            raise ConcurrentUpdate(
-                f"Update conflict: Inventory for '{resource_class}' on resource provider "
-                f"'{provider.uuid}' already exists.")
+            raise exceptions.InventoryExists(provider.uuid, resource_class)
         write_inventories(provider=provider, inventories=wanted, remove_missing=False,
                           capacity_rule=None)
     return written[resource_class]
 
 
 def _validated_single(provider, wanted, capacity_rule, prefix):
-    """Capacity, then class existence, for one record (messages of POST/PUT {rc})."""
-    records = {name: rules.with_defaults(record) for name, record in wanted.items()}
+    """Field ranges and capacity, then class existence, for one record (messages of POST)."""
+    records = {name: rules.inventory_record(name, provider.uuid, record)
+               for name, record in wanted.items()}
     for name, record in records.items():
-        message = rules.inventory_capacity_error(name, provider.uuid, record, capacity_rule)
-        if message:
-            raise BadRequest(prefix + message)
+        rules.check_capacity(name, provider.uuid, record, capacity_rule, prefix=prefix)
     _, missing = _resolve_classes(list(records))
     if missing is not None:
-        raise BadRequest(f"{prefix}No such resource class {missing}.")
+        raise exceptions.UnknownResourceClass(missing, f"{prefix}No such resource class {missing}.")
     return records
 
 
@@ -194,7 +177,7 @@ def inventory_set(*, provider, resource_class, generation, record,
                   capacity_rule=rules.CAPACITY_NON_NEGATIVE):
     """PUT .../inventories/{rc}: replace one existing record (never creates).
 
-    Order: generation (409) -> capacity (400) -> unknown class (404) -> no
+    Order: generation (409) -> field ranges, capacity (400) -> unknown class (404) -> no
     such inventory (400) -> write (+1).
     Returns the written record; provider.generation is the new generation.
     """
@@ -202,18 +185,14 @@ def inventory_set(*, provider, resource_class, generation, record,
     with transaction.atomic():
         if generation != provider.generation:
             raise exceptions.ProviderGenerationConflict(GENERATION_CONFLICT)
-        record = rules.with_defaults(record)
-        message = rules.inventory_capacity_error(resource_class, provider.uuid, record,
-                                                 capacity_rule)
-        if message:
-            raise BadRequest(prefix + message)
+        record = rules.inventory_record(resource_class, provider.uuid, record)
+        rules.check_capacity(resource_class, provider.uuid, record, capacity_rule,
+                             prefix=prefix)
         if not ResourceClass.objects.filter(name=resource_class).exists():
-            raise NotFound(f"No such resource class {resource_class}.")
+            raise exceptions.ResourceClassNotFound(resource_class)
         if not Inventory.objects.filter(provider=provider,
                                         resource_class__name=resource_class).exists():
-            raise BadRequest(
-                f"No inventory record with resource class for resource provider "
-                f"{provider.uuid}: No inventory of class {resource_class} found.")
+            raise exceptions.NoSuchInventory(provider.uuid, resource_class)
         write_inventories(provider=provider, inventories={resource_class: record},
                           generation=generation, remove_missing=False, capacity_rule=None)
     return record
@@ -222,33 +201,32 @@ def inventory_set(*, provider, resource_class, generation, record,
 def inventory_delete(*, provider, resource_class):
     """DELETE .../inventories/{rc}: remove one record (no generation check).
 
-    Raises NotFound (unknown class / no such inventory), ConcurrentUpdate
-    (the inventory has allocations — Quirk: code concurrent_update — or a
-    concurrent change). Generation +1.
+    Raises ResourceClassNotFound / InventoryNotFound, InventoryInUseOnDelete
+    (Quirk: code concurrent_update), ProviderGenerationConflict on a concurrent
+    change. Generation +1.
     """
     with transaction.atomic():
         rc = ResourceClass.objects.filter(name=resource_class).first()
         if rc is None:
-            raise NotFound(f"No inventory of class {resource_class} found for delete: "
-                           f"No such resource class {resource_class}.")
+            raise exceptions.ResourceClassNotFound(
+                resource_class, prefix=f"No inventory of class {resource_class} found for "
+                                       "delete: ")
         if not Inventory.objects.filter(provider=provider, resource_class=rc).exists():
             missing = f"No inventory of class {resource_class} found for delete"
-            raise NotFound(f"{missing}: {missing}")  # Placement repeats it
+            raise exceptions.InventoryNotFound(f"{missing}: {missing}")  # Placement repeats it
         provider_bump_generation(provider, detail=(
             f"Unable to delete inventory of class {resource_class}: the inventory was "
             "updated by another process. Please retry your request."))
         if provider.allocations.filter(resource_class=rc).exists():
-            raise ConcurrentUpdate(
-                f"Unable to delete inventory of class {resource_class}: Inventory for "
-                f"'{resource_class}' on resource provider '{provider.uuid}' in use.")
+            raise exceptions.InventoryInUseOnDelete(provider.uuid, resource_class)
         Inventory.objects.filter(provider=provider, resource_class=rc).delete()
 
 
 def inventories_delete(*, provider):
     """DELETE .../inventories (1.5+): remove every record, no generation check.
 
-    Raises Conflict (placement.inventory.inuse) when any class has
-    allocations, ConcurrentUpdate on a concurrent change. Generation +1 even
+    Raises InventoryInUse (placement.inventory.inuse) when any class has
+    allocations, ProviderGenerationConflict on a concurrent change. Generation +1 even
     when there was no inventory.
     """
     with transaction.atomic():
@@ -259,7 +237,5 @@ def inventories_delete(*, provider):
                      .values_list("resource_class_id", flat=True))
         in_use = _classes_in_use(provider, rc_ids)
         if in_use:
-            raise Conflict(
-                f"Inventory for '{', '.join(in_use)}' on resource provider "
-                f"'{provider.uuid}' in use.", code=errors.INVENTORY_INUSE)
+            raise exceptions.InventoryInUse(provider.uuid, in_use)
         Inventory.objects.filter(provider=provider).delete()

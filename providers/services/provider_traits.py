@@ -1,7 +1,6 @@
 """Writes to a provider's trait set (traits.md, provider traits)."""
 from django.db import IntegrityError, transaction
 
-from placement_site.api.exceptions import BadRequest, ConcurrentUpdate
 from providers import exceptions
 from providers.models import ProviderTrait, Trait
 from providers.services.providers import provider_bump_generation
@@ -27,7 +26,7 @@ def provider_traits_replace(*, provider, trait_names, generation):
             traits = list(Trait.objects.filter(name__in=names).order_by("id"))
             missing = sorted(names - {trait.name for trait in traits})
             if missing:
-                raise BadRequest(f"No such trait {', '.join(missing)}")
+                raise exceptions.UnknownTraits(missing)
             wanted = {trait.id for trait in traits}
             current = set(ProviderTrait.objects.filter(provider=provider)
                           .values_list("trait_id", flat=True))
@@ -39,8 +38,9 @@ def provider_traits_replace(*, provider, trait_names, generation):
                     ProviderTrait(provider=provider, trait_id=trait_id)
                     for trait_id in wanted - current])
     except IntegrityError:
-        raise ConcurrentUpdate("Update conflict: the traits of this provider were changed "
-                               "by another request. Please retry.")
+        raise exceptions.ProviderChangedConcurrently(
+            "Update conflict: the traits of this provider were changed by another request. "
+            "Please retry.")
     return traits
 
 
@@ -48,7 +48,7 @@ def provider_traits_delete(*, provider):
     """Remove every trait of `provider` (no generation check).
 
     Generation +1 (compare-and-swap against the value read) only if the
-    provider had traits. Raises ConcurrentUpdate on a concurrent change.
+    provider had traits. Raises ProviderChangedConcurrently on a concurrent change.
     """
     with transaction.atomic():
         if ProviderTrait.objects.filter(provider=provider).exists():

@@ -12,9 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from placement_site.api import errors
-from placement_site.api.exceptions import BadRequest, Conflict, NotFound
-from providers import exceptions
+from providers import exceptions, rules
 from providers.models import ResourceProvider
 from providers.services.tree_lock import lock_trees
 
@@ -22,9 +20,8 @@ from providers.services.tree_lock import lock_trees
 UNCHANGED = object()
 
 
-def normalize_uuid(value):
-    """Canonical lower-case dashed form of a uuid-like string."""
-    return str(uuidlib.UUID(value))
+# Canonical lower-case dashed form of a uuid-like string (ValueError otherwise).
+normalize_uuid = rules.canonical_uuid
 
 
 def provider_bump_generation(provider, expected=None, detail=None):
@@ -38,7 +35,7 @@ def provider_bump_generation(provider, expected=None, detail=None):
     Runs `UPDATE resource_providers SET generation = generation + 1
     WHERE id = %s AND generation = %s` and checks the row count, so the
     caller must be inside the transaction that makes the related change.
-    Raises ConcurrentUpdate (409 placement.concurrent_update).
+    Raises ProviderGenerationConflict (409 placement.concurrent_update).
     Returns the new generation.
     """
     if expected is None:
@@ -61,15 +58,17 @@ def provider_create(*, name, uuid=None, parent_uuid=None):
             generate one.
         parent_uuid: exact uuid string of an existing provider, or None.
     Returns the new ResourceProvider (generation 0; root set).
-    Raises BadRequest (empty name, bad parent), DuplicateName (409).
+    Raises InvalidProvider (bad uuid, empty name, bad parent), DuplicateName (409).
     """
+    if uuid and not rules.is_uuid_like(uuid):
+        raise exceptions.InvalidProvider(f"Invalid uuid for a resource provider: {uuid}")
     uuid = normalize_uuid(uuid) if uuid else str(uuidlib.uuid4())
     prefix = (f'Unable to create resource provider "{name}", {uuid}: '
               "Object action create failed because: ")
     if not name:
-        raise BadRequest(prefix + "name is required")
+        raise exceptions.InvalidProvider(prefix + "name is required")
     if parent_uuid is not None and parent_uuid == uuid:
-        raise BadRequest(prefix + "parent provider UUID cannot be same as UUID. Please set "
+        raise exceptions.InvalidProvider(prefix + "parent provider UUID cannot be same as UUID. Please set "
                                   "parent provider UUID to None if there is no parent.")
     try:
         with transaction.atomic():
@@ -78,7 +77,7 @@ def provider_create(*, name, uuid=None, parent_uuid=None):
             if parent_uuid is not None:
                 parent = ResourceProvider.objects.filter(uuid=parent_uuid).first()
                 if parent is None:
-                    raise BadRequest(prefix + "parent provider UUID does not exist.")
+                    raise exceptions.InvalidProvider(prefix + "parent provider UUID does not exist.")
             _check_duplicates(uuid, name)
             provider = ResourceProvider(uuid=uuid, name=name, parent=parent)
             provider.save()
@@ -114,7 +113,7 @@ def provider_update(*, uuid, name, parent_uuid=UNCHANGED, allow_reparent=True):
     Moving a provider moves its whole subtree; `root` is rewritten for all
     of it. The generation is not changed.
     Returns (provider, previous_modification_time).
-    Raises ProviderNotFound, BadRequest (parent rules), DuplicateName.
+    Raises ProviderNotFound, InvalidProvider (parent rules), DuplicateName.
     """
     prefix = f"Unable to save resource provider {uuid}: Object action "
     try:
@@ -144,22 +143,22 @@ def _change_parent(provider, parent_uuid, allow_reparent, prefix):
         if provider.parent_id is None:
             return
         if not allow_reparent:
-            raise BadRequest(prefix + "update failed because: un-parenting a provider is "
+            raise exceptions.InvalidProvider(prefix + "update failed because: un-parenting a provider is "
                                       "not currently allowed.")
         new_parent = None
     else:
         new_parent = ResourceProvider.objects.filter(uuid=parent_uuid).first()
         if new_parent is None:
-            raise BadRequest(prefix + "create failed because: parent provider UUID does "
+            raise exceptions.InvalidProvider(prefix + "create failed because: parent provider UUID does "
                                       "not exist.")
         if new_parent.pk == provider.parent_id:
             return
         if provider.parent_id is not None and not allow_reparent:
-            raise BadRequest(prefix + "update failed because: re-parenting a provider is "
+            raise exceptions.InvalidProvider(prefix + "update failed because: re-parenting a provider is "
                                       "not currently allowed.")
         if (new_parent.tree_id == provider.tree_id
                 and provider.lft <= new_parent.lft and new_parent.rght <= provider.rght):
-            raise BadRequest(prefix + "update failed because: creating loop in the provider "
+            raise exceptions.InvalidProvider(prefix + "update failed because: creating loop in the provider "
                                       "tree is not allowed.")
     provider.parent = new_parent
     provider.save()  # django-mptt moves the node and its subtree
@@ -174,23 +173,20 @@ def _change_parent(provider, parent_uuid, allow_reparent, prefix):
 def provider_delete(*, uuid):
     """Delete a provider with its inventories, trait and aggregate associations.
 
-    Raises NotFound (404), Conflict 409 with
-    placement.resource_provider.cannot_delete_parent (has children) or
-    placement.resource_provider.inuse (has allocations).
+    Raises ProviderNotFound, ProviderHasChildren
+    (placement.resource_provider.cannot_delete_parent) or ProviderInUse
+    (placement.resource_provider.inuse).
     """
     with transaction.atomic():
         lock_trees()
         # Row lock: allocation writers bump this row's generation, so they wait for us.
         provider = ResourceProvider.objects.select_for_update().filter(uuid=uuid).first()
         if provider is None:
-            raise NotFound(f"No resource provider with uuid {uuid} found for delete")
+            raise exceptions.ProviderNotFound(
+                uuid, f"No resource provider with uuid {uuid} found for delete")
         if ResourceProvider.objects.filter(parent_id=provider.pk).exists():
-            raise Conflict(
-                f"Unable to delete parent resource provider {uuid}: It has child resource "
-                "providers.", code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+            raise exceptions.ProviderHasChildren(uuid)
         if provider.allocations.exists():
-            raise Conflict(
-                f"Unable to delete resource provider {uuid}: Resource provider has "
-                "allocations.", code=errors.PROVIDER_IN_USE)
+            raise exceptions.ProviderInUse(uuid)
         provider.delete()
 

@@ -4,6 +4,7 @@ from django.utils import timezone
 
 from providers import exceptions
 from providers.models import Inventory, ResourceClass
+from providers.services.catalogue import ensure_named
 from providers.standard import is_standard_resource_class
 
 
@@ -19,14 +20,7 @@ def resource_class_create(*, name):
 
 def resource_class_ensure(*, name):
     """Create a custom class unless it exists. Returns (resource_class, created)."""
-    existing = ResourceClass.objects.filter(name=name).first()
-    if existing is not None:
-        return existing, False
-    try:
-        with transaction.atomic():
-            return ResourceClass.objects.create(name=name), True
-    except IntegrityError:  # created concurrently: that is "already there"
-        return ResourceClass.objects.get(name=name), False
+    return ensure_named(ResourceClass, name)
 
 
 def resource_class_rename(*, name, new_name):

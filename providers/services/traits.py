@@ -1,21 +1,15 @@
 """Writes to the trait catalogue (provider trait sets live in services/provider_traits.py)."""
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from providers import exceptions
 from providers.models import ProviderTrait, Trait
+from providers.services.catalogue import ensure_named
 from providers.standard import is_standard_trait
 
 
 def trait_ensure(*, name):
     """Create a custom trait unless it exists. Returns (trait, created)."""
-    existing = Trait.objects.filter(name=name).first()
-    if existing is not None:
-        return existing, False
-    try:
-        with transaction.atomic():
-            return Trait.objects.create(name=name), True
-    except IntegrityError:
-        return Trait.objects.get(name=name), False
+    return ensure_named(Trait, name)
 
 
 def trait_delete(*, name):

@@ -2,6 +2,8 @@
 import uuid as uuidlib
 
 import pytest
+
+from placement_site import domain_errors
 from django.db import transaction
 
 from allocations import exceptions, services
@@ -70,7 +72,7 @@ def test_retries_exhausted_is_a_concurrent_update(settings, monkeypatch):
     with pytest.raises(exceptions.AllocationWriteConflict) as raised:
         services.allocations_replace(consumers=[wanted(rp, 1)])
     assert len(attempts) == 3
-    assert raised.value.status == 409
+    assert isinstance(raised.value, domain_errors.ConcurrentUpdate)  # a 409 at the API
     assert raised.value.code == "placement.concurrent_update"
     assert "Inventory and/or allocations changed while attempting to allocate" in \
-        raised.value.detail
+        raised.value.message

@@ -1,7 +1,7 @@
 """providers.query_params: the shared query grammars (no database)."""
 import pytest
 
-from placement_site.api.exceptions import BadRequest
+from providers.exceptions import InvalidQuery as BadRequest
 from placement_site.api.microversion import Version
 from providers.query_params import (
     AggregateQuery,
@@ -19,7 +19,7 @@ V = Version
 def detail(fn, *args):
     with pytest.raises(BadRequest) as info:
         fn(*args)
-    return info.value.detail
+    return info.value.message
 
 
 class TestResources:

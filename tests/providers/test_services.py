@@ -4,8 +4,8 @@ import threading
 import pytest
 from django.db import connection, connections, transaction
 
-from placement_site.api.exceptions import BadRequest, Conflict
-from providers import rules
+from placement_site.domain_errors import Conflict, InvalidInput
+from providers import exceptions, rules
 from providers.models import Inventory, ResourceProvider
 from providers.services import inventories as inventory_services
 from providers.services import providers as provider_services
@@ -39,7 +39,7 @@ def test_write_inventories_composes_inside_an_outer_transaction():
 def test_write_inventories_errors():
     rp = make_provider("cn", inventory={"VCPU": 8})
     allocate(make_consumer(), rp, VCPU=2)
-    with pytest.raises(inventory_services.UnknownResourceClass) as info:
+    with pytest.raises(exceptions.UnknownResourceClass) as info:
         with transaction.atomic():
             inventory_services.write_inventories(provider=rp, inventories={"NOPE": {"total": 1}})
     assert info.value.name == "NOPE"
@@ -47,7 +47,7 @@ def test_write_inventories_errors():
         with transaction.atomic():
             inventory_services.write_inventories(provider=rp, inventories={})
     assert info.value.code == "placement.inventory.inuse"
-    with pytest.raises(BadRequest):
+    with pytest.raises(InvalidInput):
         with transaction.atomic():
             inventory_services.write_inventories(
                 provider=rp, inventories={"VCPU": {"total": 1, "reserved": 1}},
@@ -60,10 +60,8 @@ def test_rules_capacity():
     assert rules.inventory_capacity_error("VCPU", "u", record, rules.CAPACITY_NON_NEGATIVE) is None
     assert "greater than or equal" in rules.inventory_capacity_error(
         "VCPU", "u", record, rules.CAPACITY_POSITIVE)
-    assert rules.fits(2, used=6, total=4, reserved=0, allocation_ratio=2.0, min_unit=1,
-                      max_unit=8, step_size=2)
-    assert not rules.fits(3, used=6, total=4, reserved=0, allocation_ratio=2.0, min_unit=1,
-                          max_unit=8, step_size=1)
+    assert rules.capacity(4, 1, 1.5) == 4.5
+    assert rules.reported_capacity(4, 1, 1.5) == 4
 
 
 @pytest.mark.django_db(transaction=True)

@@ -181,7 +181,7 @@ def test_delete_provider_through_the_service(client, sample):
 
 
 def test_delete_service_error_is_a_message(client, sample, monkeypatch):
-    from placement_site.api.exceptions import Conflict
+    from placement_site.domain_errors import Conflict
     from providers.services import providers as provider_services
 
     def refuse(*, uuid):

@@ -37,6 +37,7 @@ from django.db import transaction
 from allocations.models import Allocation
 from placement_site.inprocess import PlacementClient
 from placement_site.jsonfile import read_json_file
+from providers import rules
 from providers.models import (
     Inventory,
     ProviderAggregate,
@@ -45,14 +46,12 @@ from providers.models import (
 )
 
 FORMAT = "placement-tree/1"
-INVENTORY_FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size",
-                    "allocation_ratio")
-INVENTORY_DEFAULTS = {"reserved": 0, "min_unit": 1, "max_unit": 2147483647, "step_size": 1,
-                      "allocation_ratio": 1.0}
+INVENTORY_FIELDS = rules.INVENTORY_FIELDS
+INVENTORY_DEFAULTS = rules.INVENTORY_DEFAULTS
 
-_NAME = {"type": "string", "pattern": "^[A-Z0-9_]+$"}
-_CUSTOM = {"type": "string", "pattern": "^CUSTOM_[A-Z0-9_]+$"}
-_UUID = {"type": "string", "pattern": "^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$"}
+_NAME = {"type": "string", "pattern": rules.NAME_REGEX}
+_CUSTOM = {"type": "string", "pattern": rules.CUSTOM_NAME_REGEX}
+_UUID = {"type": "string", "pattern": rules.CANONICAL_UUID_REGEX}
 DOCUMENT_SCHEMA = {
     "type": "object",
     "properties": {
@@ -150,8 +149,8 @@ def export_trees(uuids=(), everything=False, allocations=False):
             "traits": traits.get(pk, []),
             "aggregates": aggregates.get(pk, []),
         })
-        custom_classes.update(n for n in inventories.get(pk, {}) if n.startswith("CUSTOM_"))
-        custom_traits.update(n for n in traits.get(pk, []) if n.startswith("CUSTOM_"))
+        custom_classes.update(n for n in inventories.get(pk, {}) if rules.is_custom(n))
+        custom_traits.update(n for n in traits.get(pk, []) if rules.is_custom(n))
 
     warnings = []
     if allocations:
@@ -173,7 +172,7 @@ def export_trees(uuids=(), everything=False, allocations=False):
             resources = entry["allocations"].setdefault(
                 alloc["provider__uuid"], {"resources": {}})["resources"]
             resources[alloc["resource_class__name"]] = alloc["used"]
-            if alloc["resource_class__name"].startswith("CUSTOM_"):
+            if rules.is_custom(alloc["resource_class__name"]):
                 custom_classes.add(alloc["resource_class__name"])
             if alloc["provider__uuid"] not in exported:
                 warnings.append(
@@ -366,11 +365,11 @@ def _ensure_names(client, document, providers):
     classes = set(document.get("resource_classes", []))
     traits = set(document.get("traits", []))
     for spec in providers:
-        classes.update(n for n in spec.get("inventories", {}) if n.startswith("CUSTOM_"))
-        traits.update(n for n in spec.get("traits", []) if n.startswith("CUSTOM_"))
+        classes.update(n for n in spec.get("inventories", {}) if rules.is_custom(n))
+        traits.update(n for n in spec.get("traits", []) if rules.is_custom(n))
     for entry in document.get("allocations", {}).values():
         for alloc in entry["allocations"].values():
-            classes.update(n for n in alloc["resources"] if n.startswith("CUSTOM_"))
+            classes.update(n for n in alloc["resources"] if rules.is_custom(n))
     for name in sorted(classes):
         _call(client, "PUT", f"/resource_classes/{name}")
     for name in sorted(traits):

@@ -1,7 +1,7 @@
 """manage.py import_tree: create provider trees from a JSON tree document."""
 from django.core.management.base import BaseCommand, CommandError
 
-from allocations.management.commands._progress import Progress
+from allocations.management.commands._progress import progress
 from allocations.management.commands._trees import TreeError, import_document, load_document
 
 
@@ -26,8 +26,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc))
         total = len(document["providers"]) + len(document.get("allocations", {}))
         try:
-            with Progress(self.stderr, "Importing", total) as bar:
-                report = import_document(document, progress=bar.advance)
+            with progress(self.stderr, "Importing", total) as advance:
+                report = import_document(document, progress=advance)
         except TreeError as exc:
             raise CommandError(f"Nothing was imported: {exc}")
         for line in report.lines():

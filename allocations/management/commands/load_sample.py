@@ -1,7 +1,7 @@
 """manage.py load_sample: load example provider topologies through the API."""
 from django.core.management.base import BaseCommand, CommandError
 
-from allocations.management.commands._progress import Progress
+from allocations.management.commands._progress import progress
 from allocations.management.commands._trees import TreeError, import_document
 from providers.models import ResourceProvider
 from providers.samples import SAMPLES, sample_document
@@ -44,8 +44,8 @@ class Command(BaseCommand):
             document = sample_document(name)
             total = len(document["providers"]) + len(document.get("allocations", {}))
             try:
-                with Progress(self.stderr, f"Loading {name}", total) as bar:
-                    report = import_document(document, progress=bar.advance)
+                with progress(self.stderr, f"Loading {name}", total) as advance:
+                    report = import_document(document, progress=advance)
             except TreeError as exc:
                 raise CommandError(f"Sample {name}: {exc}")
             summary = list(report.lines())[-1]

@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 from providers.models import ResourceClass, ResourceProvider, Trait
+from providers.rules import capacity
 from providers.standard import standard_resource_classes, standard_traits
 
 SUCCESS, WARNING, FAILURE = 0, 1, 2
@@ -31,7 +32,8 @@ WHERE i.id IS NULL
 ORDER BY rp.uuid, rc.name, c.uuid
 """
 
-# (provider, class) pairs whose usage exceeds (total - reserved) * allocation_ratio.
+# (provider, class) pairs whose usage exceeds (total - reserved) * allocation_ratio: the
+# SQL twin of providers.rules.capacity(), held equal by tests/providers/test_capacity_twins.py.
 USAGE_OVER_CAPACITY = """
 SELECT rp.uuid, rc.name, SUM(a.used), i.total, i.reserved, i.allocation_ratio
 FROM allocations a
@@ -130,7 +132,7 @@ def check_capacity():
         "new allocations of the class until usage drops: raise total or "
         "allocation_ratio, lower reserved, or move consumers elsewhere.",
         [f"provider {rp} {rc}: used {used} > capacity "
-         f"{(total - reserved) * ratio:g}" for rp, rc, used, total, reserved, ratio in
+         f"{capacity(total, reserved, ratio):g}" for rp, rc, used, total, reserved, ratio in
          rows[:EXAMPLES]])
 
 

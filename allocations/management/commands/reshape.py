@@ -2,22 +2,28 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from allocations.api.reshaper_views import (
+    RESHAPER_VERSION,
+    reshape_arguments,
+    reshaper_schema,
+)
 from allocations.models import Allocation
-from placement_site.inprocess import PlacementClient
+from allocations.reshaper import reshape
+from placement_site.api import microversion
+from placement_site.api.exceptions import PlacementError, domain_error_status
+from placement_site.api.viewsets import validate
+from placement_site.domain_errors import DEFAULT_CODE, DomainError
 from placement_site.jsonfile import read_json_file
 from providers.models import Inventory, ResourceProvider
-
-INVENTORY_FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size",
-                    "allocation_ratio")
-DEFAULTS = {"reserved": 0, "min_unit": 1, "max_unit": 2147483647, "step_size": 1,
-            "allocation_ratio": 1.0}
+from providers.rules import INVENTORY_DEFAULTS as DEFAULTS
+from providers.rules import INVENTORY_FIELDS
 
 
 class Command(BaseCommand):
     help = (
         "Apply a reshaper payload (the JSON body of POST /reshaper) without a running "
-        "server: it goes through the in-process API, with the same validation, "
-        "microversion rules and single transaction as the endpoint. Prints the "
+        "server: the endpoint's schema for the microversion, then the same reshape "
+        "service and single transaction as the endpoint. Prints the "
         "inventories and allocations that change (before -> after). --dry-run shows "
         "the same but rolls everything back."
     )
@@ -31,17 +37,18 @@ class Command(BaseCommand):
                                  "(default: %(default)s; 1.38+ requires consumer_type).")
 
     def handle(self, *args, file, dry_run, microversion, **options):
+        version = _version(microversion)
         payload = _read_payload(file)
         provider_uuids, consumer_uuids = _affected(payload)
-        client = PlacementClient(version=microversion, roles=["admin", "service"])
         with transaction.atomic():
             before = _state(provider_uuids, consumer_uuids)
-            result = client.post("/reshaper", payload)
-            if result.status != 204:
-                code = result.error_code()
-                raise CommandError(
-                    f"Reshape refused ({result.status}{', ' + code if code else ''}): "
-                    f"{result.error_detail()}")
+            try:
+                validate(payload, reshaper_schema(version), "JSON does not validate: ")
+                reshape(**reshape_arguments(version, payload))
+            except DomainError as exc:
+                raise _refused(domain_error_status(exc), exc.code, exc.message)
+            except PlacementError as exc:  # the schema's 400
+                raise _refused(exc.status, exc.code, exc.detail)
             after = _state(provider_uuids, consumer_uuids)
             if dry_run:
                 transaction.set_rollback(True)
@@ -52,6 +59,23 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING("Dry run: nothing was changed."))
         else:
             self.stdout.write(self.style.SUCCESS("Reshape applied."))
+
+
+def _version(text):
+    """The Version of --microversion; the reshaper exists from 1.30."""
+    try:
+        version = microversion.negotiate(f"{microversion.SERVICE_TYPE} {text}")
+    except (microversion.InvalidVersion, microversion.UnacceptableVersion) as exc:
+        raise CommandError(f"--microversion: {exc}")
+    if version < RESHAPER_VERSION:
+        raise _refused(404, None, f"The reshaper exists from microversion "
+                                  f"{'.'.join(map(str, RESHAPER_VERSION))}; got {version}.")
+    return version
+
+
+def _refused(status, code, message):
+    """The one-line error, as the endpoint would answer (status, Placement's code)."""
+    return CommandError(f"Reshape refused ({status}, {code or DEFAULT_CODE}): {message}")
 
 
 def _read_payload(path):

@@ -1,6 +1,4 @@
 """/resource_providers/{uuid}/inventories[/{resource_class}] (inventories.md)."""
-import copy
-
 from django.utils import timezone
 from rest_framework.response import Response
 
@@ -12,39 +10,12 @@ from providers.models import Inventory
 from providers.selectors import providers as selectors
 from providers.services import inventories as services
 
-_INT = {"type": "integer", "maximum": rules.MAX_INT}
-BASE_INVENTORY_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "resource_provider_generation": {"type": "integer"},
-        "total": {**_INT, "minimum": 1},
-        "reserved": {**_INT, "minimum": 0},
-        "min_unit": {**_INT, "minimum": 1},
-        "max_unit": {**_INT, "minimum": 1},
-        "step_size": {**_INT, "minimum": 1},
-        "allocation_ratio": {"type": "number", "maximum": 3.40282e+38},
-    },
-    "required": ["total", "resource_provider_generation"],
-    "additionalProperties": False,
-}
-POST_INVENTORY_SCHEMA = copy.deepcopy(BASE_INVENTORY_SCHEMA)
-POST_INVENTORY_SCHEMA["properties"]["resource_class"] = {
-    "type": "string", "pattern": "^[A-Z0-9_]+$"}
-POST_INVENTORY_SCHEMA["required"] = ["total", "resource_class"]
-_RECORD_SCHEMA = copy.deepcopy(BASE_INVENTORY_SCHEMA)
-_RECORD_SCHEMA["required"] = ["total"]
-PUT_INVENTORIES_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "resource_provider_generation": {"type": "integer"},
-        "inventories": {
-            "type": "object",
-            "patternProperties": {"^[A-Z0-9_]+$": _RECORD_SCHEMA},
-        },
-    },
-    "required": ["resource_provider_generation", "inventories"],
-    "additionalProperties": False,
-}
+# Every schema below is built from the field ranges in providers.rules (inventories.md).
+BASE_INVENTORY_SCHEMA = rules.record_schema(required=("total", "resource_provider_generation"))
+POST_INVENTORY_SCHEMA = rules.record_schema(
+    required=("total", "resource_class"),
+    resource_class={"type": "string", "pattern": rules.NAME_REGEX})
+PUT_INVENTORIES_SCHEMA = rules.inventories_schema()
 
 
 def stored_record(inventory):

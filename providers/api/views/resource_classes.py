@@ -6,11 +6,13 @@ from rest_framework.response import Response
 
 from placement_site.api.exceptions import BadRequest
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest, validate
+from providers import rules
 from providers.exceptions import ResourceClassNotFound
 from providers.models import ResourceClass
 from providers.services import resource_classes as services
 
-CUSTOM_NAME_SCHEMA = {"type": "string", "pattern": "^CUSTOM_[A-Z0-9_]+$", "maxLength": 255}
+CUSTOM_NAME_SCHEMA = {"type": "string", "pattern": rules.CUSTOM_NAME_REGEX,
+                      "maxLength": rules.MAX_NAME_LENGTH}
 BODY_SCHEMA = {
     "type": "object",
     "properties": {"name": CUSTOM_NAME_SCHEMA},

@@ -11,7 +11,6 @@ from providers import query_params, rules
 from providers.selectors import providers as selectors
 from providers.services import providers as services
 
-CANONICAL_UUID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 PARENT_SCHEMA = {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}
 
 # Query-string uuids must be canonical (README "UUID forms"), unlike body uuids.
@@ -20,7 +19,8 @@ _QUERY_FORMATS = jsonschema.FormatChecker(formats=())
 
 @_QUERY_FORMATS.checks("uuid")
 def _is_canonical_uuid(value):
-    return not isinstance(value, str) or re.fullmatch(CANONICAL_UUID, value) is not None
+    return (not isinstance(value, str)
+            or re.fullmatch(rules.CANONICAL_UUID_REGEX, value) is not None)
 
 
 def list_query_schema(version):

@@ -1,15 +1,13 @@
 """/traits and /traits/{name} (traits.md; provider traits live in provider_traits.py)."""
-import re
-
 from rest_framework.response import Response
 
 from placement_site.api.exceptions import BadRequest
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from providers import rules
 from providers.exceptions import TraitNotFound
 from providers.models import ProviderTrait, Trait
 from providers.services import traits as services
 
-CUSTOM_TRAIT_PATTERN = r"^CUSTOM_[A-Z0-9_]+$"
 LIST_QUERY_SCHEMA = {
     "type": "object",
     "properties": {"name": {"type": "string"}, "associated": {"type": "string"}},
@@ -18,10 +16,6 @@ LIST_QUERY_SCHEMA = {
 INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
                  'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
                  '"0"-"9" and "_"')
-
-
-def _is_valid_custom_trait(name):
-    return 0 < len(name) <= 255 and re.fullmatch(CUSTOM_TRAIT_PATTERN, name) is not None
 
 
 class TraitViewSet(PlacementViewSet):
@@ -65,7 +59,7 @@ class TraitViewSet(PlacementViewSet):
 
     @endpoint("placement:traits:update", min_version=(1, 6))
     def update(self, request, name):
-        if not _is_valid_custom_trait(name):
+        if not rules.is_valid_custom_name(name):
             raise BadRequest(INVALID_TRAIT)
         trait, created = services.trait_ensure(name=name)
         response = self.no_content(201 if created else 204,

@@ -2,7 +2,7 @@
 import pytest
 
 from candidates.request import parse_request
-from placement_site.api.exceptions import BadRequest
+from providers.exceptions import InvalidQuery as BadRequest
 from placement_site.api.microversion import Version
 
 V = Version.parse
@@ -88,4 +88,4 @@ def test_view_flags(version, flags):
 def test_errors(query, version, message):
     with pytest.raises(BadRequest) as raised:
         parse(query, version)
-    assert message in raised.value.detail
+    assert message in raised.value.message

@@ -1,0 +1,50 @@
+"""Domain rules of providers as pure functions (no database, no HTTP), one module a concept.
+
+* inventory: the fields of an inventory record (ranges, defaults, JSON schema)
+* capacity: (total - reserved) * allocation_ratio and the microversion-gated capacity rule
+* names: resource class / trait / CUSTOM_ name patterns
+* uuids: Placement's uuid-like strings
+
+Used by the services, by Model.clean() (so the admin has them), by the JSON
+schemas and by the database constraints. They raise providers.exceptions
+(domain errors), never HTTP errors.
+"""
+from providers.rules.capacity import (  # noqa: F401
+    CAPACITY_NON_NEGATIVE,
+    CAPACITY_POSITIVE,
+    capacity,
+    check_capacity,
+    inventory_capacity_error,
+    reported_capacity,
+)
+from providers.rules.inventory import (  # noqa: F401
+    INTEGER_BOUNDS,
+    INTEGER_FIELDS,
+    INVENTORY_DEFAULTS,
+    INVENTORY_FIELDS,
+    MAX_ALLOCATION_RATIO,
+    MAX_INT,
+    field_problems,
+    inventories_schema,
+    inventory_record,
+    record_schema,
+    with_defaults,
+)
+from providers.rules.names import (  # noqa: F401
+    CLASS_NAME_PATTERN,
+    CUSTOM_NAME_PATTERN,
+    CUSTOM_NAME_REGEX,
+    CUSTOM_PREFIX,
+    GROUP_SUFFIX_REGEX,
+    MAX_NAME_LENGTH,
+    NAME_REGEX,
+    is_custom,
+    is_valid_custom_name,
+)
+from providers.rules.uuids import (  # noqa: F401
+    CANONICAL_UUID_REGEX,
+    UUID_KEY_REGEX,
+    canonical_uuid,
+    canonical_uuid_or_none,
+    is_uuid_like,
+)

@@ -1,0 +1,58 @@
+"""How much of an inventory consumers may use (inventories.md "Capacity").
+
+capacity() is the one Python formula. Where the database must compute it
+(filters over many providers), providers.querysets.capacity_expression() is its
+SQL twin, and allocations' placement_status writes it in raw SQL; a test holds
+them equal (tests/providers/test_capacity_twins.py).
+"""
+import math
+
+from providers import exceptions
+
+# Capacity rules for inventory_capacity_error(): below microversion 1.26 capacity must
+# be > 0; from 1.26 it may be 0.
+CAPACITY_POSITIVE = "positive"
+CAPACITY_NON_NEGATIVE = "non_negative"
+
+
+def capacity(total, reserved, allocation_ratio):
+    """(total - reserved) * allocation_ratio, untruncated (a float for a float ratio).
+
+    Every "fits" test compares an integer usage with this value, and
+    `n <= x` equals `n <= floor(x)` for an integer n, so no test needs to truncate.
+    """
+    return (total - reserved) * allocation_ratio
+
+
+def reported_capacity(total, reserved, allocation_ratio):
+    """The capacity allocation candidates report: truncated to an integer
+    (allocation-candidates.md §5, provider_summaries `capacity`)."""
+    return math.trunc(capacity(total, reserved, allocation_ratio))
+
+
+def inventory_capacity_error(rc_name, provider_uuid, record, rule=CAPACITY_NON_NEGATIVE):
+    """The message explaining why `record` has invalid capacity, or None if it is valid.
+
+    `record` must have total, reserved and allocation_ratio (use with_defaults()).
+    `rule` is CAPACITY_POSITIVE (< 1.26) or CAPACITY_NON_NEGATIVE (1.26+).
+    Only capacity is cross-validated: min_unit > max_unit or max_unit > total
+    are accepted, as Placement accepts them (inventories.md).
+    """
+    value = capacity(record["total"], record["reserved"], record["allocation_ratio"])
+    prefix = f"Invalid inventory for '{rc_name}' on resource provider '{provider_uuid}'. "
+    if rule == CAPACITY_POSITIVE and value <= 0:
+        return prefix + "The reserved value is greater than or equal to total."
+    if rule == CAPACITY_NON_NEGATIVE and value < 0:
+        return prefix + "The reserved value is greater than total."
+    return None
+
+
+def check_capacity(rc_name, provider_uuid, record, rule, *, prefix=""):
+    """Raise InvalidInventoryCapacity (message `prefix` + Placement's) unless `record`
+    satisfies `rule`; None means no check (the reshaper)."""
+    if rule is None:
+        return
+    message = inventory_capacity_error(rc_name, provider_uuid, record, rule)
+    if message:
+        raise exceptions.InvalidInventoryCapacity(prefix + message)
+

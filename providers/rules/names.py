@@ -1,0 +1,29 @@
+"""Name patterns of resource classes, traits and consumer types (resource-classes.md, traits.md).
+
+Each pattern is written here once; JSON schemas use the strings (jsonschema
+searches them), Python code the compiled forms.
+"""
+import re
+
+CUSTOM_PREFIX = "CUSTOM_"
+MAX_NAME_LENGTH = 255
+
+# Every resource class, trait and consumer type name has this form.
+NAME_REGEX = r"^[A-Z0-9_]+$"
+# What a user may create: CUSTOM_ and then the same characters.
+CUSTOM_NAME_REGEX = r"^CUSTOM_[A-Z0-9_]+$"
+# The suffix of a request group (`resources{S}`, `mappings` keys, 1.33+).
+GROUP_SUFFIX_REGEX = r"[a-zA-Z0-9_-]{1,64}"
+
+CLASS_NAME_PATTERN = re.compile(NAME_REGEX)
+CUSTOM_NAME_PATTERN = re.compile(CUSTOM_NAME_REGEX)
+
+
+def is_custom(name):
+    """True for a CUSTOM_* name (anything else is a standard name or invalid)."""
+    return name.startswith(CUSTOM_PREFIX)
+
+
+def is_valid_custom_name(name):
+    """True when `name` may be created as a custom class or trait (the whole string)."""
+    return 0 < len(name) <= MAX_NAME_LENGTH and CUSTOM_NAME_PATTERN.fullmatch(name) is not None

@@ -1,0 +1,77 @@
+"""The capacity formula's SQL twins give what providers.rules.capacity() gives, on
+awkward values (fractional ratios, reserved == total, reserved > total as the
+reshaper may store, huge totals)."""
+import pytest
+from django.db import transaction
+
+from allocations.management.commands.placement_status import USAGE_OVER_CAPACITY, _rows
+from providers import querysets, rules
+from providers.models import Inventory, ResourceClass
+from providers.services import inventories as services
+from providers.services.providers import provider_create
+from tests.factories import allocate, make_consumer
+
+MAX_INT = rules.MAX_INT
+
+# (total, reserved, allocation_ratio, used)
+AWKWARD = [
+    (10, 0, 0.1, 1),                 # 10 * 0.1 == 1.0 exactly: used == capacity
+    (30, 0, 0.1, 3),                 # 3.0000000000000004
+    (3, 0, 0.1, 1),                  # 0.30000000000000004 < 1
+    (7, 0, 1 / 3, 2),                # 2.333...
+    (7, 0, 1 / 3, 3),
+    (4, 4, 1.0, 1),                  # reserved == total
+    (4, 5, 2.0, 1),                  # reserved > total (negative capacity)
+    (MAX_INT, 0, 16.0, MAX_INT),     # huge total * ratio beyond 32 bits
+    (MAX_INT, 1, 1.0, MAX_INT - 1),
+    (MAX_INT, 1, 1.0, MAX_INT),
+    (5, 1, 1.5, 6),
+    (5, 1, 1.5, 7),
+    (100, 1, 0.0, 1),                # ratio 0
+    (8, 8, -2.0, 1),                 # negative ratio (no lower bound)
+    (9, 0, 1.0000001, 9),
+]
+
+
+@pytest.fixture
+def inventories(db):
+    """{inventory id: (total, reserved, ratio, used)}, written through the services
+    (the reshaper's path: no capacity rule; usage set first, inventory lowered after)."""
+    rows = {}
+    for index, (total, reserved, ratio, used) in enumerate(AWKWARD):
+        rp = provider_create(name=f"rp{index}")
+        services.inventories_replace(provider=rp, generation=0,
+                                     inventories={"VCPU": {"total": MAX_INT}})
+        allocate(make_consumer(), rp, VCPU=used)
+        with transaction.atomic():
+            services.write_inventories(provider=rp, capacity_rule=None, inventories={
+                "VCPU": {"total": total, "reserved": reserved, "allocation_ratio": ratio}})
+        rows[Inventory.objects.get(provider=rp).pk] = (total, reserved, ratio, used)
+    return rows
+
+
+def test_capacity_expression_equals_python(inventories):
+    in_sql = dict(Inventory.objects.annotate(cap=querysets.capacity_expression())
+                  .values_list("pk", "cap"))
+    assert in_sql == {pk: rules.capacity(total, reserved, ratio)
+                      for pk, (total, reserved, ratio, _) in inventories.items()}
+
+
+def test_placement_status_over_capacity_equals_python(inventories):
+    over = {(used, total, reserved) for _, _, used, total, reserved, _ in
+            _rows(USAGE_OVER_CAPACITY)}
+    assert over == {(used, total, reserved)
+                    for total, reserved, ratio, used in inventories.values()
+                    if used > rules.capacity(total, reserved, ratio)}
+    assert over  # the data has both sides
+    assert len(over) < len(inventories)
+
+
+def test_capacity_filter_equals_python(inventories):
+    vcpu = ResourceClass.objects.get(name="VCPU").pk
+    for amount in (1, 2):
+        fits = set(querysets.capacity_provider_ids(vcpu, amount))
+        expected = {Inventory.objects.get(pk=pk).provider_id
+                    for pk, (total, reserved, ratio, used) in inventories.items()
+                    if used + amount <= rules.capacity(total, reserved, ratio)}
+        assert fits == expected
