@@ -112,7 +112,7 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
         LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.message)
         if attempt < retries:
             events.allocation_write_retried(
-                [c.consumer_uuid for c in consumers], attempt + 1, conflict.detail)
+                [c.consumer_uuid for c in consumers], attempt + 1, conflict.message)
             # Small jitter so the losers of a race do not collide again in lock-step.
             time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
     raise conflict

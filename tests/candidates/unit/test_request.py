@@ -2,7 +2,7 @@
 import pytest
 
 from candidates.request import parse_request
-from providers.exceptions import InvalidQuery as BadRequest
+from providers.exceptions import InvalidQuery
 from placement_site.api.microversion import Version
 
 V = Version.parse
@@ -86,6 +86,6 @@ def test_view_flags(version, flags):
     ("resources=VCPU", "1.10", "Badly formed resources parameter"),
 ])
 def test_errors(query, version, message):
-    with pytest.raises(BadRequest) as raised:
+    with pytest.raises(InvalidQuery) as raised:
         parse(query, version)
     assert message in raised.value.message
