@@ -12,3 +12,6 @@ def on_starting(server):
     from placement_site.api import policy
 
     policy.check_at_start()
+    from placement_site import db_routing
+
+    db_routing.check_at_start()
