@@ -104,6 +104,7 @@ listen_addr = 127.0.0.1
 listen_port = {self.bouncer_port}
 unix_socket_dir =
 auth_type = trust
+admin_users = postgres
 auth_file = {self.workdir}/userlist.txt
 pool_mode = transaction
 default_pool_size = 20
@@ -114,6 +115,20 @@ logfile = {self.workdir}/pgbouncer.log
         self.bouncer = subprocess.Popen(self.as_postgres(binary, ini), cwd="/",
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: socket.create_connection(("127.0.0.1", self.bouncer_port)).close())
+
+    def bouncer_transactions(self):
+        """pgbouncer's count of transactions per database (its admin console)."""
+        conn = psycopg2.connect(host="127.0.0.1", port=self.bouncer_port, user="postgres",
+                                dbname="pgbouncer")
+        try:
+            conn.autocommit = True
+            with conn.cursor() as cursor:
+                cursor.execute("SHOW STATS")
+                names = [column.name for column in cursor.description]
+                return {row[0]: dict(zip(names, row))["total_xact_count"]
+                        for row in cursor.fetchall()}
+        finally:
+            conn.close()
 
     def stop(self):
         if self.bouncer is not None:

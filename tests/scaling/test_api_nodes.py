@@ -79,6 +79,8 @@ def test_the_allocation_race_across_nodes_accepts_exactly_what_fits(bouncer, nod
     bouncer.wait_replayed()
     time.sleep(1.1)
     assert hot not in candidates(nodes[0]) and hot not in candidates(nodes[1])
+    transactions = bouncer.bouncer_transactions()
+    assert transactions["placement"] > 0 and transactions["placement_ro"] > 0
 
 
 def tree_problems(cluster):
