@@ -101,13 +101,20 @@ def replica_usable(alias, force=False):
     usable, reason = _probe(alias)
     with _health_lock:
         _health[alias] = (time.monotonic(), usable, reason)
-    if known is None or (known[1], known[2]) != (usable, reason):
+    # One line per change of state (up, down, lagging), not one per check.
+    if known is None or (known[1], known[2].split(" ")[0]) != (usable, reason.split(" ")[0]):
         if usable:
-            LOG.info("replica %s is used for reads again", alias)
+            LOG.info("replica %s is used for reads%s", alias, "" if known is None else " again")
         else:
             LOG.warning("replica %s skipped, the primary answers its reads: %s",
                         alias, reason)
     return usable
+
+
+def replica_status():
+    """{alias: (usable, reason)} as last found (for reports and metrics)."""
+    with _health_lock:
+        return {alias: (usable, reason) for alias, (_, usable, reason) in _health.items()}
 
 
 def _probe(alias):
