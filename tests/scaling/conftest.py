@@ -62,7 +62,7 @@ class Cluster:
         self.bouncer_port = free_port(self.taken)
         self.bouncer = None
 
-    def as_postgres(self, *command, **kwargs):
+    def as_postgres(self, *command):
         prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
         return [*prefix, *map(str, command)]
 

@@ -2,13 +2,13 @@
 both through pgbouncer in transaction-pooling mode, one keeping its connections
 (CONN_MAX_AGE 60) and one not (0); replica reads also go through pgbouncer. The
 allocation race and tree re-parenting stay exact across the nodes."""
-import threading
 import time
 import uuid as uuidlib
 from collections import defaultdict
 
 import pytest
 
+from tests.allocations.test_concurrency import run_threads
 from tests.scaling.conftest import Node
 from tests.scaling.test_replicas import candidates, claim, make_provider
 
@@ -23,26 +23,6 @@ def nodes(bouncer):
     yield first, second
     first.stop()
     second.stop()
-
-
-def run_threads(count, target):
-    barrier = threading.Barrier(count)
-    results, errors = [None] * count, []
-
-    def worker(index):
-        try:
-            barrier.wait()
-            results[index] = target(index)
-        except BaseException as exc:  # surfaced to the test below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors
-    return results
 
 
 def test_the_allocation_race_across_nodes_accepts_exactly_what_fits(bouncer, nodes):
