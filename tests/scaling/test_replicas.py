@@ -26,6 +26,15 @@ def strict(cluster):
     node.stop()
 
 
+@pytest.fixture(scope="module")
+def candidates_only(cluster):
+    node = Node(cluster, "candidates-only", DATABASE_REPLICA_URLS=cluster.url("standby"),
+                DATABASE_REPLICA_MAX_LAG=LONG,
+                PLACEMENT_REPLICA_READ_ROUTES="allocation_candidates")
+    yield node
+    node.stop()
+
+
 def make_provider(node, name, vcpu=8):
     uuid = str(uuidlib.uuid4())
     status, _ = node.call("POST", "/resource_providers", {"name": name, "uuid": uuid})
@@ -62,10 +71,10 @@ def settle(cluster, *nodes):
         listed(node)
 
 
-def test_replica_routes_read_the_standby_while_writes_read_the_primary(cluster, relaxed,
-                                                                         strict):
+def test_replica_routes_read_the_standby_while_writes_read_the_primary(
+        cluster, relaxed, strict, candidates_only):
     old = make_provider(relaxed, "replica-old")
-    settle(cluster, relaxed, strict)
+    settle(cluster, relaxed, strict, candidates_only)
     assert old in listed(relaxed)
     cluster.query("standby", "SELECT pg_wal_replay_pause()")
     try:
@@ -75,6 +84,8 @@ def test_replica_routes_read_the_standby_while_writes_read_the_primary(cluster, 
         # The paused standby answers the replica routes: `new` is not there yet.
         assert old in listed(relaxed) and new not in listed(relaxed)
         assert old in candidates(relaxed) and new not in candidates(relaxed)
+        # Only the configured routes: this node lists providers from the primary.
+        assert new not in candidates(candidates_only) and new in listed(candidates_only)
         # Other routes read the primary.
         status, body = relaxed.call("GET", f"/resource_providers/{new}/usages")
         assert status == 200 and body["usages"] == {"VCPU": 1}
