@@ -38,6 +38,19 @@ OPTIONS = {
                    help="Seconds a PostgreSQL connection is kept for later requests."),
         cfg.StrOpt("sqlite_test_name",
                    help="SQLite file the test suite creates (default: in memory)."),
+        cfg.ListOpt("slave_connection", default=[], secret=True,
+                    help="Read replica URLs (PostgreSQL streaming hot standbys of "
+                         "connection), comma-separated. The read-only routes of "
+                         "replica_read_routes are answered from a replica that is up and "
+                         "not lagging; everything else uses connection."),
+        cfg.FloatOpt("replica_max_lag", default=2.0, min=0,
+                     help="Seconds a replica may lag behind the primary and still answer; "
+                          "past it, or when it is down, the primary answers."),
+        cfg.ListOpt("replica_read_routes",
+                    default=["allocation_candidates", "resource_providers"],
+                    help="Route templates (as in the route table, e.g. "
+                         "resource_providers/<str:uuid>) whose GET requests may read "
+                         "from a replica: reads that tolerate a little staleness."),
     ],
     "api": [
         cfg.StrOpt("auth_strategy", default="noauth2", choices=["noauth2", "keystone"],
@@ -105,6 +118,9 @@ ENVIRONMENT = {
     "DATABASE_URL": ("placement_database", "connection"),
     "DATABASE_CONN_MAX_AGE": ("placement_database", "conn_max_age"),
     "SQLITE_TEST_NAME": ("placement_database", "sqlite_test_name"),
+    "DATABASE_REPLICA_URLS": ("placement_database", "slave_connection"),
+    "DATABASE_REPLICA_MAX_LAG": ("placement_database", "replica_max_lag"),
+    "PLACEMENT_REPLICA_READ_ROUTES": ("placement_database", "replica_read_routes"),
     "PLACEMENT_AUTH_STRATEGY": ("api", "auth_strategy"),
     "PLACEMENT_CORS_ALLOWED_ORIGINS": ("cors", "allowed_origin"),
     "PLACEMENT_CORS_ALLOW_HEADERS": ("cors", "allow_headers"),
@@ -193,6 +209,7 @@ def load(environ=None):
         except (cfg.Error, ValueError) as exc:
             raise ConfigError(f"[{group}] {name}: {_one_line(exc)}")
     _check_database_url(conf.placement_database.connection)
+    _check_replica_urls(conf.placement_database)
     return conf
 
 
@@ -215,6 +232,19 @@ def _check_database_url(url):
     if scheme not in ("sqlite", "postgres", "postgresql"):
         raise ConfigError(f"[placement_database] connection: unsupported database "
                           f"{scheme or url!r} (postgresql:// or sqlite:///)")
+
+
+def _check_replica_urls(database):
+    if not database.slave_connection:
+        return
+    if urlparse(database.connection or "").scheme.split("+")[0] not in ("postgres",
+                                                                        "postgresql"):
+        raise ConfigError("[placement_database] slave_connection: read replicas need a "
+                          "PostgreSQL connection")
+    for url in database.slave_connection:
+        if urlparse(url).scheme.split("+")[0] not in ("postgres", "postgresql"):
+            raise ConfigError(f"[placement_database] slave_connection: not a PostgreSQL "
+                              f"URL: {urlparse(url).scheme or url!r}")
 
 
 def secret_key(conf, data_dir):

@@ -47,8 +47,20 @@ def database_from_url(url):
         "PORT": str(parsed.port or ""),
         "CONN_MAX_AGE": CONF.placement_database.conn_max_age,
         "CONN_HEALTH_CHECKS": True,
+        # Safe behind a transaction-pooling pgbouncer: a server-side cursor would
+        # outlive the transaction its server connection was lent for.
+        "DISABLE_SERVER_SIDE_CURSORS": True,
         "OPTIONS": options,
     }
+
+
+def replica_from_url(url):
+    """A read replica's DATABASES entry: a down replica is found out quickly, and the
+    test runner reads the test primary through it instead of creating a database."""
+    database = database_from_url(url)
+    database["OPTIONS"].setdefault("connect_timeout", "2")
+    database["TEST"] = {"MIRROR": "default"}
+    return database
 
 
 SECRET_KEY = config.secret_key(CONF, DATA_DIR)
@@ -82,6 +94,7 @@ MIDDLEWARE = [
     "placement_site.api.middleware.PlacementAuthMiddleware",
     "placement_site.api.middleware.MicroversionMiddleware",
     "placement_site.api.middleware.BodyFramingMiddleware",
+    "placement_site.db_routing.ReplicaReadMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -116,8 +129,14 @@ TEMPLATES = [
 DATABASES = {
     "default": database_from_url(
         CONF.placement_database.connection or f"sqlite:///{DATA_DIR / 'placement.sqlite3'}"
-    )
+    ),
+    # Streaming hot standbys of default; placement_site.db_routing decides who reads there.
+    **{f"replica{number}": replica_from_url(url)
+       for number, url in enumerate(CONF.placement_database.slave_connection, 1)},
 }
+DATABASE_ROUTERS = ["placement_site.db_routing.ReplicaRouter"]
+PLACEMENT_REPLICA_MAX_LAG = CONF.placement_database.replica_max_lag
+PLACEMENT_REPLICA_READ_ROUTES = CONF.placement_database.replica_read_routes
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

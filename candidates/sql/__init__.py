@@ -11,12 +11,15 @@ stop early), every provider of one tree, or an explicit list of ids.
 """
 import json
 
-from django.db import connection
+from django.db import connection, connections
+
+from placement_site.db_routing import read_alias
 
 
 def fetch(sql, params=()):
-    """Run one query and return all rows as tuples."""
-    with connection.cursor() as cursor:
+    """Run one query and return all rows as tuples (on a replica when the request
+    may read from one, see placement_site.db_routing)."""
+    with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
