@@ -24,6 +24,8 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.urls import URLResolver, get_resolver
 from django.urls.exceptions import Resolver404
 
+from placement_site.ops import metrics
+
 LOG = logging.getLogger("placement.db_routing")
 HEALTH_TTL = 1.0  # seconds a replica's health is trusted before it is asked again
 
@@ -149,7 +151,7 @@ def choose_replica():
 def primary_fallback():
     """A replica-routed read goes to the primary instead (replicas down or lagging);
     the reason was logged by replica_usable when the replica's state changed."""
-    # metrics hook: count replica fallbacks here (one per request).
+    metrics.REPLICA_FALLBACKS.inc()
 
 
 # --- which requests may read from a replica --------------------------------------------

@@ -65,6 +65,9 @@ ALLOCATION_RETRIES = Counter(
 CAPACITY_REFUSALS = Counter(
     "placement_allocation_capacity_refusals",
     "Allocation writes refused because they would exceed a provider's capacity.")
+REPLICA_FALLBACKS = Counter(
+    "placement_replica_fallbacks",
+    "Replica-routed requests the primary answered (replicas down or lagging).")
 
 # Per worker process: "liveall" keeps one series per live worker (pid label).
 WORKER_CPU_SECONDS = Gauge(

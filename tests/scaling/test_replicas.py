@@ -1,6 +1,8 @@
 """Read replicas with real servers: the replica routes read from the streaming standby,
 writes and their reads go to the primary, a lagging or stopped standby is skipped."""
+import re
 import time
+import urllib.request
 import uuid as uuidlib
 
 import pytest
@@ -95,6 +97,8 @@ def test_replica_routes_read_the_standby_while_writes_read_the_primary(
         assert {old, new} <= candidates(strict)
         assert "replica replica1 skipped, the primary answers its reads: lags" in \
             strict.log_text()
+        scraped = urllib.request.urlopen(f"http://127.0.0.1:{strict.port}/metrics").read()
+        assert re.search(rb"^placement_replica_fallbacks_total [1-9]", scraped, re.M)
     finally:
         cluster.query("standby", "SELECT pg_wal_replay_resume()")
     cluster.wait_replayed()
