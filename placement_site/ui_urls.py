@@ -11,11 +11,9 @@ urlpatterns = [
     path("", allocation_views.dashboard, name="dashboard"),
     path("providers/", provider_views.provider_tree, name="providers"),
     path("providers/<str:uuid>/", provider_views.provider_detail, name="provider"),
-    path("providers/<str:uuid>/inventory", provider_views.provider_inventory,
-         name="provider-inventory"),
-    path("providers/<str:uuid>/traits", provider_views.provider_traits, name="provider-traits"),
-    path("providers/<str:uuid>/aggregates", provider_views.provider_aggregates,
-         name="provider-aggregates"),
+    *[path(f"providers/<str:uuid>/{section}", provider_views.provider_edit,
+           {"section": section}, name=f"provider-{section}")
+      for section in provider_views.SECTIONS],
     path("usages/", allocation_views.usages, name="usages"),
     path("candidates/", candidate_views.candidates, name="candidates"),
 ]

@@ -229,26 +229,18 @@ def _save_form(request, provider, form, form_name):
     return _render_provider(request, provider, {form_name: form}, status=400)
 
 
-@staff_member_required
-@require_POST
-def provider_inventory(request, uuid):
-    """Add/update or delete one inventory class (forms.InventoryForm.action)."""
-    provider = _provider_or_404(uuid)
-    form = forms.InventoryForm(request.POST)
-    return _save_form(request, provider, form, "inventory_form")
+# Each editable section of the provider page: its form class and context name.
+SECTIONS = {
+    "inventory": (forms.InventoryForm, "inventory_form"),  # add/update or delete one class
+    "traits": (forms.TraitsForm, "traits_form"),
+    "aggregates": (forms.AggregatesForm, "aggregates_form"),
+}
 
 
 @staff_member_required
 @require_POST
-def provider_traits(request, uuid):
+def provider_edit(request, uuid, section):
+    """Save one section's form (SECTIONS) of the provider page."""
     provider = _provider_or_404(uuid)
-    form = forms.TraitsForm(request.POST)
-    return _save_form(request, provider, form, "traits_form")
-
-
-@staff_member_required
-@require_POST
-def provider_aggregates(request, uuid):
-    provider = _provider_or_404(uuid)
-    form = forms.AggregatesForm(request.POST)
-    return _save_form(request, provider, form, "aggregates_form")
+    form_class, form_name = SECTIONS[section]
+    return _save_form(request, provider, form_class(request.POST), form_name)
