@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from providers.models import (
-    Aggregate, Inventory, ResourceClass, ResourceProvider, Trait,
+    Inventory, ResourceClass, ResourceProvider, Trait,
 )
 from tests.factories import make_provider
 
