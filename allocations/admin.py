@@ -12,8 +12,8 @@ from django.db.models import Count
 
 from allocations import services
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from placement_site.domain_errors import DomainError as PlacementError
-from providers.admin import ServiceAdminMixin, error_text
+from placement_site.service_errors import SERVICE_ERRORS, error_message
+from providers.admin import ServiceAdminMixin
 
 
 class ReadOnlyAdminMixin:
@@ -63,8 +63,8 @@ class ConsumerAdmin(ReadOnlyAdminMixin, ServiceAdminMixin, admin.ModelAdmin):
             with transaction.atomic():
                 for uuid in uuids:
                     services.allocations_delete(consumer_uuid=uuid)
-        except PlacementError as exc:
-            self.message_user(request, f"Nothing deleted: {error_text(exc)}", messages.ERROR)
+        except SERVICE_ERRORS as exc:
+            self.message_user(request, f"Nothing deleted: {error_message(exc)}", messages.ERROR)
         else:
             self.message_user(request, f"Deleted {len(uuids)} consumer(s) and their allocations.")
 

@@ -1,10 +1,14 @@
 """Reads of allocations and usages (allocations.md §2, §6; usages.md)."""
 from dataclasses import dataclass
 
-from django.db.models import Count, Sum
+from django.db.models import (
+    Count, F, FloatField, IntegerField, OuterRef, Subquery, Sum, Value,
+)
+from django.db.models.functions import Cast, NullIf
 
-from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation
+from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, ConsumerType
 from providers.models import Inventory, ResourceProvider
+from providers.querysets import capacity_expression
 
 
 @dataclass
@@ -130,3 +134,50 @@ def usages_totals(*, project_id, user_id=None, consumer_type=None, grouped=False
         if row["consumers"]:
             usages.setdefault(group_of(row), {})["consumer_count"] = row["consumers"]
     return usages
+
+
+def inventories_most_used(*, limit):
+    """The in-use inventories with the highest used/capacity ratio (one query).
+
+    Each Inventory carries `.used` (SUM of its allocations), with its provider and
+    resource class loaded. An inventory with allocations but no capacity left
+    (ratio NULL) sorts first.
+    """
+    used = (Allocation.objects
+            .filter(provider_id=OuterRef("provider_id"),
+                    resource_class_id=OuterRef("resource_class_id"))
+            .order_by().values("provider_id").annotate(s=Sum("used")).values("s")[:1])
+    cap = capacity_expression()  # computed in the database to sort by it
+    return list(Inventory.objects
+                .annotate(used=Subquery(used, output_field=IntegerField()))
+                .filter(used__gt=0)
+                .annotate(ratio=Cast(F("used"), FloatField()) / NullIf(cap, Value(0.0)))
+                .select_related("provider", "resource_class")
+                .order_by(F("ratio").desc(nulls_first=True), "provider__name",
+                          "resource_class__name")[:limit])
+
+
+def allocation_counts():
+    """{"consumers": n, "allocations": n} over the whole database (two queries)."""
+    return {"consumers": Consumer.objects.count(), "allocations": Allocation.objects.count()}
+
+
+def usages_grouped(*, group_by, filters):
+    """Usage sums of the allocations matching `filters`, grouped by consumer fields.
+
+    group_by: Allocation lookups (e.g. "consumer__project__external_id");
+    filters: Allocation filter kwargs, or None for no allocation at all.
+    Returns ({key tuple: consumer count}, {key tuple: {rc name: used}}); two queries.
+    """
+    allocations = Allocation.objects.order_by()
+    allocations = allocations.filter(**filters) if filters is not None else allocations.none()
+    counts = {tuple(r[k] for k in group_by): r["n"] for r in
+              allocations.values(*group_by).annotate(n=Count("consumer_id", distinct=True))}
+    sums = {}
+    for r in allocations.values(*group_by, "resource_class__name").annotate(used=Sum("used")):
+        sums.setdefault(tuple(r[k] for k in group_by), {})[r["resource_class__name"]] = r["used"]
+    return counts, sums
+
+
+def consumer_type_names():
+    return list(ConsumerType.objects.order_by("name").values_list("name", flat=True))

@@ -1,18 +1,19 @@
-"""The operator UI under /ui/ (providers/views.py); staff login via the admin."""
+"""The operator UI under /ui/: each app's pages from its own views; staff login via the admin."""
 from django.urls import path
 
-from providers import views
+from allocations import views as allocation_views
+from candidates import views as candidate_views
+from providers import views as provider_views
 
 app_name = "ui"
 
 urlpatterns = [
-    path("", views.dashboard, name="dashboard"),
-    path("providers/", views.provider_tree, name="providers"),
-    path("providers/<str:uuid>/", views.provider_detail, name="provider"),
-    path("providers/<str:uuid>/inventory", views.provider_inventory, name="provider-inventory"),
-    path("providers/<str:uuid>/traits", views.provider_traits, name="provider-traits"),
-    path("providers/<str:uuid>/aggregates", views.provider_aggregates,
-         name="provider-aggregates"),
-    path("usages/", views.usages, name="usages"),
-    path("candidates/", views.candidates, name="candidates"),
+    path("", allocation_views.dashboard, name="dashboard"),
+    path("providers/", provider_views.provider_tree, name="providers"),
+    path("providers/<str:uuid>/", provider_views.provider_detail, name="provider"),
+    *[path(f"providers/<str:uuid>/{section}", provider_views.provider_edit,
+           {"section": section}, name=f"provider-{section}")
+      for section in provider_views.SECTIONS],
+    path("usages/", allocation_views.usages, name="usages"),
+    path("candidates/", candidate_views.candidates, name="candidates"),
 ]

@@ -1,27 +1,26 @@
 """Django admin for providers, resource classes and traits.
 
-Every write goes through providers.services (STYLE.md §4): save_model,
-save_related and delete_model call the same functions as the API; the
-inline formsets are never saved through the ORM, they only describe the
-wanted inventory / trait / aggregate sets. The forms reuse the pure rules
-(providers.rules) so invalid input is a form error before anything is
-written. A service error (e.g. a class in use, an unknown name) rolls the
-whole admin transaction back and re-renders the form with the message; a
-generation conflict reloads the page so the operator sees the current state.
+Every write goes through providers.services (STYLE.md §4). The admin forms
+are ServiceModelForms: their save() calls the services, and it runs as the
+last step of validation, so a refusal (a name taken, a class in use, a
+stale generation) is a form error shown with the typed values kept. The
+inline formsets are never saved through the ORM; they only describe the
+wanted inventory / trait / aggregate sets, which the provider form's save()
+hands to the services.
 """
-import re
 import uuid as uuidlib
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.widgets import RelatedFieldWidgetWrapper
-from django.shortcuts import redirect
+from django.db import transaction
+from django.forms.models import BaseInlineFormSet
 from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
 
-from placement_site.domain_errors import ConcurrentUpdate, DomainError as PlacementError
+from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from providers import rules
-from providers.forms import GenerationField, inventory_record_errors
+from providers.forms import GenerationField
 from providers.models import (
     Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider, Trait,
 )
@@ -38,57 +37,113 @@ admin.site.site_url = "/ui/"
 admin.site.site_header = "Placement administration"
 admin.site.site_title = "Placement admin"
 
-CUSTOM_NAME_RE = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
 CUSTOM_NAME_HELP = ("CUSTOM_ followed by upper-case letters, digits and underscores "
                     "(at most 255 characters).")
 
 
 def validate_custom_name(value):
-    if not CUSTOM_NAME_RE.match(value) or len(value) > 255:
+    if not rules.is_valid_custom_name(value):
         raise forms.ValidationError(f"Invalid name {value!r}: use {CUSTOM_NAME_HELP}")
 
 
-class ServiceAdminMixin:
-    """Turn service errors into form errors or messages instead of a 500.
+class ServiceInlineFormSet(BaseInlineFormSet):
+    """Inline rows that describe a wanted set; the parent ServiceModelForm saves them.
 
-    Django's admin wraps add/change/delete in one transaction; a PlacementError
-    raised by a service leaves that transaction (rolling back everything the
-    request wrote), then the form is shown again with the error attached.
+    The admin builds its inline formsets for the parent form's instance right
+    after the form, so each one registers there for the form's validation.
     """
 
-    def get_form(self, request, obj=None, **kwargs):
-        form_class = super().get_form(request, obj, **kwargs)
-        error = getattr(request, "_placement_error", None)
-        if error is None:
-            return form_class
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.__dict__.setdefault("_service_formsets", []).append(self)
 
-        class FormWithServiceError(form_class):
-            def clean(self):
-                cleaned = super().clean()
-                raise forms.ValidationError(error_text(error))
+    def kept_forms(self):
+        """The rows that stay: stored rows not marked for deletion, and filled-in new ones."""
+        deleted = self.deleted_forms
+        return [form for form in self.forms if form not in deleted
+                and (form.instance.pk is not None or form.has_changed())]
 
-        FormWithServiceError.__name__ = form_class.__name__
-        return FormWithServiceError
+    def save(self, commit=True):
+        # Written by the parent form through the services; the admin's change
+        # message reads these lists.
+        self.new_objects, self.changed_objects, self.deleted_objects = [], [], []
+        return []
 
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+
+class ServiceModelForm(forms.ModelForm):
+    """An admin form whose save() calls the services, as the last step of validation.
+
+    Django's admin validates the form and its inlines and only then saves, with
+    no way back to the form; but some refusals are known only to the services
+    (a class in use, a stale generation). So once the form and its inline
+    formsets are valid, full_clean() calls save() inside a savepoint: a refusal
+    rolls the savepoint back and becomes a form error, the typed values kept;
+    success leaves the writes to the admin's own transaction, and `saved` is
+    the object the admin goes on with (ServiceAdminMixin.save_form).
+    """
+
+    saved = None
+
+    def inline_formsets(self):
+        return self.instance.__dict__.get("_service_formsets", [])
+
+    def full_clean(self):
+        super().full_clean()
+        if not self.is_bound or self.errors:
+            return
+        if not all([formset.is_valid() for formset in self.inline_formsets()]):
+            return
         try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except ConcurrentUpdate as exc:
-            messages.error(request, (
-                f"Not saved: someone changed this {self.opts.verbose_name} meanwhile "
-                f"({error_text(exc)}). This page now shows the current state; please "
-                "review it and save again."))
-            return redirect(request.get_full_path())
-        except PlacementError as exc:
-            request._placement_error = exc
-            return super().changeform_view(request, object_id, form_url, extra_context)
+            with transaction.atomic():
+                self.saved = self.save()
+        except SERVICE_ERRORS as exc:
+            self.add_error(None, self.refusal_message(exc))
 
-    def delete_view(self, request, object_id, extra_context=None):
-        try:
-            return super().delete_view(request, object_id, extra_context)
-        except PlacementError as exc:
-            messages.error(request, f"Not deleted: {error_text(exc)}")
-            return redirect(request.path.rsplit("/delete/", 1)[0] + "/change/")
+    def refusal_message(self, exc):
+        message = error_message(exc)
+        if is_concurrent_update(exc):
+            return (f"Not saved: someone changed this {self._meta.model._meta.verbose_name} "
+                    f"meanwhile ({message}). Reload the page to see the current state.")
+        return message
+
+    def save(self, commit=True):
+        """Write the form through the services; returns the saved object."""
+        raise NotImplementedError
+
+
+class ServiceAdminMixin:
+    """Admin whose forms save through the services and whose deletes ask the services.
+
+    The write itself happened while the form was validated (ServiceModelForm);
+    the admin's save hooks only hand its result on. A delete the service would
+    refuse is shown on the confirmation page, like protected objects, and
+    not offered.
+    """
+
+    def save_form(self, request, form, change):
+        return form.saved
+
+    def save_model(self, request, obj, form, change):
+        """Nothing left to write: the form's validation saved through the services."""
+
+    def save_related(self, request, form, formsets, change):
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def get_deleted_objects(self, objs, request):
+        """Django's answer, plus the service's refusal of any delete (tried, then rolled back)."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        refusals = []
+        for obj in objs:
+            try:
+                with transaction.atomic():
+                    self.delete_model(request, obj)
+                    raise _DryRun
+            except _DryRun:
+                pass
+            except SERVICE_ERRORS as exc:
+                refusals.append(f"{obj}: {error_message(exc)}")
+        return deleted, counts, perms_needed, [*protected, *refusals]
 
     def get_actions(self, request):
         # Bulk deletes would bypass the services; delete one object at a time.
@@ -97,8 +152,8 @@ class ServiceAdminMixin:
         return actions
 
 
-def error_text(exc):
-    return " ".join(str(getattr(exc, "detail", exc)).split())
+class _DryRun(Exception):
+    """Rolls back a delete that was only tried."""
 
 
 class NoRelatedLinksMixin:
@@ -122,27 +177,11 @@ class NoRelatedLinksMixin:
 # --------------------------------------------------------------------------
 
 class InventoryInlineForm(forms.ModelForm):
-    total = forms.IntegerField(min_value=1, max_value=rules.MAX_INT)
-    reserved = forms.IntegerField(min_value=0, max_value=rules.MAX_INT, initial=0)
-    min_unit = forms.IntegerField(min_value=1, max_value=rules.MAX_INT, initial=1)
-    max_unit = forms.IntegerField(min_value=1, max_value=rules.MAX_INT, initial=rules.MAX_INT)
-    step_size = forms.IntegerField(min_value=1, max_value=rules.MAX_INT, initial=1)
-    allocation_ratio = forms.FloatField(max_value=3.40282e38, initial=1.0)
+    """One inventory row; its rules are Inventory.clean()'s and the service's."""
 
     class Meta:
         model = Inventory
         fields = ["resource_class", *rules.INVENTORY_FIELDS]
-
-    def clean(self):
-        cleaned = super().clean()
-        rc = cleaned.get("resource_class")
-        if rc is None or self.errors or cleaned.get("DELETE"):
-            return cleaned
-        record = {f: cleaned[f] for f in rules.INVENTORY_FIELDS}
-        provider_uuid = self.instance.provider.uuid if self.instance.provider_id else "(new)"
-        for field, message in inventory_record_errors(rc.name, provider_uuid, record).items():
-            self.add_error(field, message)
-        return cleaned
 
     def record(self):
         return rules.with_defaults({f: self.cleaned_data[f] for f in rules.INVENTORY_FIELDS})
@@ -151,6 +190,7 @@ class InventoryInlineForm(forms.ModelForm):
 class InventoryInline(NoRelatedLinksMixin, admin.TabularInline):
     model = Inventory
     form = InventoryInlineForm
+    formset = ServiceInlineFormSet
     extra = 1
     verbose_name_plural = "inventories"
     fields = ["resource_class", *rules.INVENTORY_FIELDS]
@@ -161,6 +201,7 @@ class InventoryInline(NoRelatedLinksMixin, admin.TabularInline):
 
 class ProviderTraitInline(NoRelatedLinksMixin, admin.TabularInline):
     model = ProviderTrait
+    formset = ServiceInlineFormSet
     fields = ["trait"]
     autocomplete_fields = ["trait"]
     extra = 1
@@ -196,6 +237,7 @@ class ProviderAggregateForm(forms.ModelForm):
 class ProviderAggregateInline(admin.TabularInline):
     model = ProviderAggregate
     form = ProviderAggregateForm
+    formset = ServiceInlineFormSet
     fields = ["aggregate_uuid"]
     extra = 1
     verbose_name = "aggregate"
@@ -205,7 +247,7 @@ class ProviderAggregateInline(admin.TabularInline):
         return super().get_queryset(request).select_related("aggregate")
 
 
-class ResourceProviderForm(MPTTAdminForm):
+class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
     expected_generation = GenerationField(required=False)
 
     class Meta:
@@ -239,6 +281,53 @@ class ResourceProviderForm(MPTTAdminForm):
             self.instance.validate_unique(exclude=exclude)
         except forms.ValidationError as exc:
             self._update_errors(exc)
+
+    def save(self, commit=True):
+        """Create or update the provider, then replace each changed inline set.
+
+        Each set is written by its service with the running provider generation,
+        starting from the one the page was rendered with (expected_generation).
+        """
+        data = self.cleaned_data
+        parent = data.get("parent")
+        parent_uuid = parent.uuid if parent is not None else None
+        if self.instance.pk is None:
+            provider = provider_services.provider_create(
+                name=data["name"], uuid=data.get("uuid") or None, parent_uuid=parent_uuid)
+            generation = provider.generation
+        else:
+            provider, _ = provider_services.provider_update(
+                uuid=self.instance.uuid, name=data["name"],
+                parent_uuid=parent_uuid if "parent" in self.changed_data
+                else provider_services.UNCHANGED)
+            generation = data.get("expected_generation")
+            if generation is None:
+                generation = provider.generation
+        for formset in self.inline_formsets():
+            kept = formset.kept_forms()
+            if formset.model is Inventory:
+                wanted = {f.cleaned_data["resource_class"].name: f.record() for f in kept}
+                current = {inv.resource_class.name: rules.with_defaults(
+                    {field: getattr(inv, field) for field in rules.INVENTORY_FIELDS})
+                    for inv in provider.inventories.select_related("resource_class")}
+                if wanted != current:
+                    inventory_services.inventories_replace(
+                        provider=provider, generation=generation, inventories=wanted)
+                    generation = provider.generation
+            elif formset.model is ProviderTrait:
+                wanted = {f.cleaned_data["trait"].name for f in kept}
+                if wanted != set(provider.traits.values_list("name", flat=True)):
+                    provider_trait_services.provider_traits_replace(
+                        provider=provider, trait_names=sorted(wanted), generation=generation)
+                    generation = provider.generation
+            elif formset.model is ProviderAggregate:
+                wanted = list(dict.fromkeys(f.cleaned_data["aggregate_uuid"] for f in kept))
+                if set(wanted) != set(provider.aggregates.values_list("uuid", flat=True)):
+                    aggregate_services.aggregates_replace(
+                        provider=provider, aggregate_uuids=wanted, generation=generation)
+                    generation = provider.generation
+        provider.refresh_from_db()
+        return provider
 
 
 @admin.register(ResourceProvider)
@@ -279,71 +368,15 @@ class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdm
         return format_html('<a href="{}">{}</a>', reverse("ui:provider", args=[obj.uuid]),
                            "inventories, usage and allocations")
 
-    def save_model(self, request, obj, form, change):
-        parent = form.cleaned_data.get("parent")
-        parent_uuid = parent.uuid if parent is not None else None
-        if not change:
-            created = provider_services.provider_create(
-                name=form.cleaned_data["name"], uuid=form.cleaned_data.get("uuid") or None,
-                parent_uuid=parent_uuid)
-            obj.pk = created.pk
-        else:
-            provider_services.provider_update(
-                uuid=obj.uuid, name=form.cleaned_data["name"],
-                parent_uuid=parent_uuid if "parent" in form.changed_data
-                else provider_services.UNCHANGED)
-        obj.refresh_from_db()
-
-    def save_related(self, request, form, formsets, change):
-        """Apply the inline sets through the services, each with the running generation."""
-        provider = form.instance
-        generation = form.cleaned_data.get("expected_generation")
-        if not change or generation is None:
-            generation = provider.generation
-        for formset in formsets:
-            # The admin's change message reads these; nothing is saved via the ORM.
-            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
-            kept = [f for f in formset.forms
-                    if f.has_changed() or f.instance.pk is not None]
-            kept = [f for f in kept if not (formset.can_delete and formset._should_delete_form(f))]
-            if formset.model is Inventory:
-                wanted = {f.cleaned_data["resource_class"].name: f.record() for f in kept}
-                current = {inv.resource_class.name: rules.with_defaults(
-                    {field: getattr(inv, field) for field in rules.INVENTORY_FIELDS})
-                    for inv in provider.inventories.select_related("resource_class")}
-                if wanted != current:
-                    inventory_services.inventories_replace(
-                        provider=provider, generation=generation, inventories=wanted)
-                    generation = provider.generation
-            elif formset.model is ProviderTrait:
-                wanted = {f.cleaned_data["trait"].name for f in kept}
-                current = set(provider.traits.values_list("name", flat=True))
-                if wanted != current:
-                    provider_trait_services.provider_traits_replace(
-                        provider=provider, trait_names=sorted(wanted), generation=generation)
-                    generation = provider.generation
-            elif formset.model is ProviderAggregate:
-                wanted = list(dict.fromkeys(f.cleaned_data["aggregate_uuid"] for f in kept))
-                current = set(provider.aggregates.values_list("uuid", flat=True))
-                if set(wanted) != current:
-                    aggregate_services.aggregates_replace(
-                        provider=provider, aggregate_uuids=wanted, generation=generation)
-                    generation = provider.generation
-
     def delete_model(self, request, obj):
         provider_services.provider_delete(uuid=obj.uuid)
-
-    def get_actions(self, request):
-        actions = super().get_actions(request)
-        actions.pop("delete_selected", None)  # MPTTModelAdmin's tree delete bypasses services
-        return actions
 
 
 # --------------------------------------------------------------------------
 # Resource classes and traits: standard names are read-only and undeletable
 # --------------------------------------------------------------------------
 
-class CustomNameForm(forms.ModelForm):
+class CustomNameForm(ServiceModelForm):
     class Meta:
         fields = ["name"]
         help_texts = {"name": CUSTOM_NAME_HELP}
@@ -370,6 +403,15 @@ class ResourceClassForm(CustomNameForm):
     class Meta(CustomNameForm.Meta):
         model = ResourceClass
 
+    def save(self, commit=True):
+        name = self.cleaned_data["name"]
+        if self.instance.pk is None:
+            return resource_class_services.resource_class_create(name=name)
+        old_name = self.initial["name"]
+        if old_name != name:
+            resource_class_services.resource_class_rename(name=old_name, new_name=name)
+        return ResourceClass.objects.get(pk=self.instance.pk)
+
 
 @admin.register(ResourceClass)
 class ResourceClassAdmin(NamedAdmin):
@@ -384,15 +426,6 @@ class ResourceClassAdmin(NamedAdmin):
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and self._is_custom(obj)
 
-    def save_model(self, request, obj, form, change):
-        if change:
-            old_name = form.initial["name"]
-            if old_name != obj.name:
-                resource_class_services.resource_class_rename(name=old_name, new_name=obj.name)
-        else:
-            obj.pk = resource_class_services.resource_class_create(name=obj.name).pk
-        obj.refresh_from_db()
-
     def delete_model(self, request, obj):
         resource_class_services.resource_class_delete(name=obj.name)
 
@@ -400,6 +433,10 @@ class ResourceClassAdmin(NamedAdmin):
 class TraitForm(CustomNameForm):
     class Meta(CustomNameForm.Meta):
         model = Trait
+
+    def save(self, commit=True):
+        trait, _ = trait_services.trait_ensure(name=self.cleaned_data["name"])
+        return trait
 
 
 @admin.register(Trait)
@@ -415,11 +452,5 @@ class TraitAdmin(NamedAdmin):
         custom = obj is None or not is_standard_trait(obj.name)
         return super().has_delete_permission(request, obj) and custom
 
-    def save_model(self, request, obj, form, change):
-        trait, _ = trait_services.trait_ensure(name=obj.name)
-        obj.pk = trait.pk
-        obj.refresh_from_db()
-
     def delete_model(self, request, obj):
         trait_services.trait_delete(name=obj.name)
-

@@ -1,27 +1,21 @@
-"""Forms of the operator UI (/ui/) and the admin.
+"""Forms of the provider page of the operator UI (/ui/providers/<uuid>/).
 
-Field ranges are the API's (inventories.md); the capacity invariant comes
-from providers.rules, the same pure function the services use, so the UI
-and the admin refuse what the API refuses before anything is written. A
-form's save() makes exactly one service call with the provider generation
-the page was rendered with; services raise PlacementError on conflicts,
-which the views turn into messages.
+The forms check only the shape of what was typed (a number, a uuid, a
+name); the inventory rules (ranges, reserved vs total, min vs max unit ...)
+belong to the services, which refuse a bad record with Placement's message.
+A form's save() makes exactly one service call with the provider generation
+the page was rendered with; the view shows a refusal as a form error and a
+generation conflict as a message.
 """
 import re
 import uuid as uuidlib
 
 from django import forms
-from django.apps import apps
 from django.db import transaction
 
 from providers import rules
 from providers.models import ResourceClass
 
-NAME_RE = re.compile(r"^[A-Z0-9_]+$")
-MAX_INT = rules.MAX_INT
-MAX_RATIO = 3.40282e38
-# Microversions at which GET /allocation_candidates exists (1.10+).
-CANDIDATE_VERSIONS = [f"1.{minor}" for minor in range(39, 9, -1)]
 
 
 def resource_class_names():
@@ -47,23 +41,16 @@ class GenerationField(forms.IntegerField):
         super().__init__(**kwargs)
 
 
-def inventory_record_errors(rc_name, provider_uuid, record):
-    """Form errors for one inventory record {total, reserved, ...}: {field: message}."""
-    record = rules.with_defaults(record)
-    message = rules.inventory_capacity_error(
-        rc_name, provider_uuid, record, rules.CAPACITY_NON_NEGATIVE)
-    return {"reserved": message} if message else {}
-
-
 class InventoryFieldsMixin(forms.Form):
-    total = forms.IntegerField(min_value=1, max_value=MAX_INT, required=False)
-    reserved = forms.IntegerField(min_value=0, max_value=MAX_INT, required=False,
-                                  initial=0)
-    min_unit = forms.IntegerField(min_value=1, max_value=MAX_INT, required=False, initial=1)
-    max_unit = forms.IntegerField(min_value=1, max_value=MAX_INT, required=False,
-                                  initial=MAX_INT)
-    step_size = forms.IntegerField(min_value=1, max_value=MAX_INT, required=False, initial=1)
-    allocation_ratio = forms.FloatField(max_value=MAX_RATIO, required=False, initial=1.0)
+    """The inventory fields as numbers; blank means the API's default (rules.INVENTORY_DEFAULTS)."""
+
+    total = forms.IntegerField(required=False)
+    reserved = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["reserved"])
+    min_unit = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["min_unit"])
+    max_unit = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["max_unit"])
+    step_size = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["step_size"])
+    allocation_ratio = forms.FloatField(
+        required=False, initial=rules.INVENTORY_DEFAULTS["allocation_ratio"])
 
     def record(self):
         """The submitted inventory record, with the API's defaults for blank fields."""
@@ -80,34 +67,26 @@ class InventoryForm(InventoryFieldsMixin):
     action = forms.ChoiceField(choices=ACTIONS, initial="save", widget=forms.HiddenInput)
     generation = GenerationField()
 
-    def __init__(self, *args, provider=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.provider = provider
-
     def clean_resource_class(self):
         name = self.cleaned_data["resource_class"].strip()
-        if not NAME_RE.match(name):
+        if not rules.CLASS_NAME_PATTERN.match(name):
             raise forms.ValidationError(
                 "Resource class names are upper-case letters, digits and underscores.")
         return name
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("action") != "save" or self.errors:
-            return cleaned
-        if cleaned.get("total") is None:
+        # A saved record needs a total (the API's schema requires it); the
+        # values themselves are the service's to judge.
+        if (cleaned.get("action") == "save" and cleaned.get("total") is None
+                and "total" not in self.errors):
             self.add_error("total", "Total is required.")
-            return cleaned
-        uuid = self.provider.uuid if self.provider is not None else "?"
-        for field, message in inventory_record_errors(
-                cleaned["resource_class"], uuid, self.record()).items():
-            self.add_error(field, message)
         return cleaned
 
     def save(self, provider):
         """One generation-checked replace of the provider's whole inventory set.
 
-        Returns a message for the user; raises PlacementError from the service.
+        Returns a message for the user; the service raises if it refuses the record.
         """
         from providers.services import inventories as service
 
@@ -148,7 +127,7 @@ class TraitsForm(forms.Form):
         cleaned = super().clean()
         if cleaned.get("create_custom"):
             bad = [n for n in cleaned.get("traits") or [] if n.startswith("CUSTOM_")
-                   and not NAME_RE.match(n)]
+                   and not rules.CLASS_NAME_PATTERN.match(n)]
             if bad:
                 self.add_error("traits", "Custom trait names are CUSTOM_ followed by upper-case "
                                          f"letters, digits and underscores: {', '.join(bad)}")
@@ -196,67 +175,3 @@ class AggregatesForm(forms.Form):
         service.aggregates_replace(
             provider=provider, aggregate_uuids=names, generation=self.cleaned_data["generation"])
         return f"Saved {len(names)} aggregate(s) on {provider.name}."
-
-
-class UsageFilterForm(forms.Form):
-    GROUP_BY = (("type", "project, user and consumer type"),
-                ("user", "project and user"),
-                ("project", "project"))
-
-    project = forms.CharField(required=False, max_length=255)
-    user = forms.CharField(required=False, max_length=255)
-    consumer_type = forms.CharField(required=False, max_length=255,
-                                    help_text='A type name, or "unknown" for consumers '
-                                              "without a type.")
-    group_by = forms.ChoiceField(choices=GROUP_BY, required=False, initial="type")
-
-    def cleaned_filters(self):
-        """Allocation filters for the submitted values ({} for an unbound form)."""
-        if not self.is_bound or not self.is_valid():
-            return {}
-        data = self.cleaned_data
-        filters = {}
-        if data.get("project"):
-            filters["consumer__project__external_id"] = data["project"]
-        if data.get("user"):
-            filters["consumer__user__external_id"] = data["user"]
-        consumer_type = data.get("consumer_type")
-        if consumer_type == "unknown":
-            filters["consumer__consumer_type__isnull"] = True
-        elif consumer_type:
-            filters["consumer__consumer_type__name"] = consumer_type
-        return filters
-
-    @staticmethod
-    def consumer_type_names():
-        ConsumerType = apps.get_model("allocations", "ConsumerType")
-        return list(ConsumerType.objects.order_by("name").values_list("name", flat=True))
-
-
-class CandidatesForm(forms.Form):
-    q = forms.CharField(
-        label="Query string", max_length=4000,
-        widget=forms.TextInput(attrs={"size": 100, "class": "mono",
-                                      "placeholder": "resources=VCPU:1,MEMORY_MB:512"
-                                                     "&required=HW_CPU_X86_AVX2"}))
-    version = forms.ChoiceField(label="Microversion", initial=CANDIDATE_VERSIONS[0],
-                                choices=[(v, v) for v in CANDIDATE_VERSIONS])
-
-    def clean_q(self):
-        """Accept a bare query string, '?query' or a pasted URL/path ending in one."""
-        text = self.cleaned_data["q"].strip()
-        if "?" in text:
-            path, _, text = text.partition("?")
-            if path and not path.rstrip("/").endswith("allocation_candidates"):
-                raise forms.ValidationError(
-                    "Paste only the query string (or a /allocation_candidates URL).")
-        text = text.split("#", 1)[0].strip()
-        if not text:
-            raise forms.ValidationError("Enter a query, e.g. resources=VCPU:1.")
-        if any(c.isspace() for c in text):
-            raise forms.ValidationError(
-                "The query string must not contain spaces (use %20 to send one).")
-        return text
-
-    def api_path(self):
-        return "/allocation_candidates?" + self.cleaned_data["q"]

@@ -3,10 +3,10 @@ import gc
 import time
 from contextlib import contextmanager
 
-from django.conf import settings
 from django.http import HttpResponse
 
 from candidates import engine, present
+from candidates.options import engine_options
 from candidates.request import parse_request
 from placement_site.api.renderers import FastJSONRenderer
 from placement_site.api.microversion import ALLOCATION_CANDIDATES
@@ -42,10 +42,7 @@ class AllocationCandidateViewSet(PlacementViewSet):
                 whole_trees=view.tree_summaries,
                 all_classes=view.all_classes,
                 with_traits=view.traits,
-                randomize=settings.PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES,
-                max_candidates=settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES,
-                breadth_first=(settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY
-                               == "breadth-first"),
+                **engine_options(),
             )
             # Encoded straight into an HttpResponse: these bodies can be large and
             # DRF's content negotiation adds nothing here.

@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from providers.models import (
-    Aggregate, Inventory, ResourceClass, ResourceProvider, Trait,
+    Inventory, ResourceClass, ResourceProvider, Trait,
 )
 from tests.factories import make_provider
 
@@ -133,6 +133,18 @@ def test_change_provider_name_parent_and_inlines(client, sample):
     assert numa1.generation == 2
 
 
+def typed(response, name):
+    """The value the admin form in `response` shows for field `name`."""
+    return response.context["adminform"].form[name].value()
+
+
+def inline_typed(response, prefix, index, name):
+    for inline in response.context["inline_admin_formsets"]:
+        if inline.formset.prefix == prefix:
+            return inline.formset.forms[index][name].value()
+    raise KeyError(prefix)
+
+
 def test_inline_delete_of_an_inventory_in_use_is_a_form_error(client, sample):
     numa0 = sample["numa0"]
     url = change_url(numa0)
@@ -140,30 +152,85 @@ def test_inline_delete_of_an_inventory_in_use_is_a_form_error(client, sample):
     response = client.post(url, data)
     assert response.status_code == 200
     assert any("in use" in e for e in errors_of(response))
+    assert typed(response, "name") == "renamed"  # the typed values are kept
+    assert inline_typed(response, "inventories", 0, "DELETE") is True
     numa0.refresh_from_db()
     assert numa0.name == "cn1-numa0"  # the rename was rolled back with the inventory write
+    assert numa0.generation == 0
     assert Inventory.objects.filter(provider=numa0).count() == 1
 
 
 def test_invalid_inline_inventory_is_a_form_error(client, sample):
     cn2 = sample["cn2"]
     url = change_url(cn2)
-    data = form_data(client.get(url), **{"inventories-0-reserved": "100"})
+    data = form_data(client.get(url), name="cn2-renamed", **{"inventories-0-reserved": "100"})
     response = client.post(url, data)
     assert response.status_code == 200
+    # the service's refusal, in Placement's words, on the form
     assert any("The reserved value is greater than total" in e for e in errors_of(response))
+    assert inline_typed(response, "inventories", 0, "reserved") == "100"
+    assert typed(response, "name") == "cn2-renamed"
+    cn2.refresh_from_db()
+    assert (cn2.name, cn2.generation) == ("cn2", 0)
     assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").reserved == 0
 
 
-def test_stale_generation_reloads_with_a_message(client, sample):
+@pytest.mark.parametrize("field, value", [
+    ("total", "0"), ("reserved", "-1"), ("min_unit", "0"), ("max_unit", "0"),
+    ("step_size", "0"), ("allocation_ratio", "-1"), ("total", "2147483648"),
+])
+def test_inline_inventory_field_rules_come_from_the_model_or_service(client, sample, field,
+                                                                     value):
+    cn2 = sample["cn2"]
+    url = change_url(cn2)
+    data = form_data(client.get(url), **{f"inventories-0-{field}": value})
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert errors_of(response)
+    assert inline_typed(response, "inventories", 0, field) == value
+    assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").total == 16
+    assert ResourceProvider.objects.get(pk=cn2.pk).generation == 0
+
+
+def test_stale_generation_is_a_form_error_and_writes_nothing(client, sample):
     cn2 = sample["cn2"]
     url = change_url(cn2)
     data = form_data(client.get(url), **{"inventories-0-total": "20"})
     ResourceProvider.objects.filter(pk=cn2.pk).update(generation=5)  # someone else wrote
-    response = client.post(url, data, follow=True)
+    response = client.post(url, data)
     assert response.status_code == 200
-    assert any("someone changed this" in m for m in messages_of(response))
+    assert any("someone changed this resource provider meanwhile" in e
+               for e in errors_of(response))
+    assert inline_typed(response, "inventories", 0, "total") == "20"
     assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").total == 16
+    assert ResourceProvider.objects.get(pk=cn2.pk).generation == 5
+
+
+def test_each_changed_set_is_one_generation_checked_service_write(client, sample):
+    cn2 = sample["cn2"]
+    url = change_url(cn2)
+    hw_avx = Trait.objects.get(name="HW_CPU_X86_AVX2")
+    data = form_data(client.get(url), **{
+        "inventories-0-total": "20", "providertrait_set-0-trait": str(hw_avx.pk)})
+    response = client.post(url, data, follow=True)
+    assert response.status_code == 200, errors_of(response)
+    cn2.refresh_from_db()
+    assert cn2.generation == 2  # inventories, then traits; each bumped it once
+    # an unchanged form writes nothing, so the generation stays
+    response = client.post(url, form_data(client.get(url)), follow=True)
+    assert response.status_code == 200, errors_of(response)
+    assert ResourceProvider.objects.get(pk=cn2.pk).generation == 2
+
+
+def test_moving_a_subtree_rewrites_its_root_through_the_service(client, sample):
+    cn1, cn2 = sample["cn1"], sample["cn2"]
+    url = change_url(cn1)
+    response = client.post(url, form_data(client.get(url), parent=str(cn2.pk)), follow=True)
+    assert response.status_code == 200, errors_of(response)
+    moved = {p.name: (p.parent_id, p.root_id, p.level)
+             for p in ResourceProvider.objects.filter(name__startswith="cn1")}
+    assert moved == {"cn1": (cn2.pk, cn2.pk, 1), "cn1-numa0": (cn1.pk, cn2.pk, 2),
+                     "cn1-numa1": (cn1.pk, cn2.pk, 2)}
 
 
 def test_delete_provider_through_the_service(client, sample):
@@ -172,27 +239,24 @@ def test_delete_provider_through_the_service(client, sample):
                            {"post": "yes"}, follow=True)
     assert response.status_code == 200
     assert not ResourceProvider.objects.filter(pk=leaf.pk).exists()
-    # a parent cannot be deleted: the confirmation page says why, nothing is deleted
-    cn1 = sample["cn1"]
-    response = client.post(reverse("admin:providers_resourceprovider_delete", args=[cn1.pk]),
-                           {"post": "yes"})
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("cn1", "It has child resource providers."),
+    ("cn2", "Resource provider has allocations."),
+])
+def test_delete_the_service_refuses_is_explained_and_not_offered(client, sample, name, reason):
+    provider = sample[name]
+    url = reverse("admin:providers_resourceprovider_delete", args=[provider.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    assert reason in page.content.decode()
+    assert reason in " ".join(page.context["protected"])
+    response = client.post(url, {"post": "yes"})
     assert response.status_code == 200
-    assert ResourceProvider.objects.filter(pk=cn1.pk).exists()
-
-
-def test_delete_service_error_is_a_message(client, sample, monkeypatch):
-    from placement_site.domain_errors import Conflict
-    from providers.services import providers as provider_services
-
-    def refuse(*, uuid):
-        raise Conflict("Unable to delete resource provider: busy.")
-
-    monkeypatch.setattr(provider_services, "provider_delete", refuse)
-    leaf = make_provider("leaf")
-    response = client.post(reverse("admin:providers_resourceprovider_delete", args=[leaf.pk]),
-                           {"post": "yes"}, follow=True)
-    assert "Not deleted: Unable to delete resource provider: busy." in messages_of(response)
-    assert ResourceProvider.objects.filter(pk=leaf.pk).exists()
+    assert reason in response.content.decode()
+    assert ResourceProvider.objects.filter(pk=provider.pk).exists()
+    assert Inventory.objects.filter(provider=provider).exists()
 
 
 def test_resource_classes_custom_editable_standard_read_only(client, db):
@@ -314,3 +378,17 @@ def test_login_then_back_to_the_ui(db):
                         {"username": "op", "password": "pw", "next": "/ui/providers/"})
     assert response.status_code == 302 and response["Location"] == "/ui/providers/"
     assert web.get("/ui/providers/").status_code == 200
+
+
+def test_add_refused_by_the_service_creates_nothing_and_keeps_the_typed_values(client, sample):
+    add_url = reverse("admin:providers_resourceprovider_add")
+    data = form_data(client.get(add_url), name="cn3", **{
+        "inventories-0-resource_class": str(ResourceClass.objects.get(name="VCPU").pk),
+        "inventories-0-total": "4", "inventories-0-reserved": "8",
+    })
+    response = client.post(add_url, data)
+    assert response.status_code == 200
+    assert any("The reserved value is greater than total" in e for e in errors_of(response))
+    assert typed(response, "name") == "cn3"
+    assert inline_typed(response, "inventories", 0, "reserved") == "8"
+    assert not ResourceProvider.objects.filter(name="cn3").exists()

@@ -81,3 +81,35 @@ def test_form_errors(client, db):
     response = run(client, "resources=VCPU:1", version="1.9")
     assert "version" in response.context["form"].errors
     assert "ran" not in response.context
+
+
+@pytest.mark.parametrize("version", ["1.10", "1.25", "1.39"])
+def test_the_page_answers_what_the_api_answers(client, sample, version):
+    import json
+
+    from placement_site.inprocess import PlacementClient
+
+    query = "resources=VCPU:1&limit=5" if version != "1.10" else "resources=VCPU:1"
+    response = run(client, query, version=version)
+    api = PlacementClient(version=version, token="admin").get("/allocation_candidates?" + query)
+    assert api.status == 200
+    assert json.loads(response.context["raw"]) == api.body
+
+
+def test_the_page_uses_the_deployment_options(client, sample, settings):
+    settings.PLACEMENT_MAX_ALLOCATION_CANDIDATES = 1
+    response = run(client, "resources=VCPU:1")
+    assert len(response.context["candidate_rows"]) == 1
+
+
+def test_a_refused_query_shows_placements_error_body(client, db):
+    import json
+
+    response = run(client, "resources=VCPU:1&group_policy=bogus", version="1.25")
+    error = response.context["error"]
+    assert (error["status"], error["title"]) == (400, "Bad Request")
+    [body] = json.loads(response.context["raw"])["errors"]
+    assert body["status"] == 400 and body["code"] == "placement.undefined_code"
+    assert error["detail"] in " ".join(body["detail"].split())
+    response = run(client, "resources=VCPU:1&group_policy=bogus", version="1.22")
+    assert "code" not in json.loads(response.context["raw"])["errors"][0]  # 1.23+ only

@@ -1,0 +1,34 @@
+"""The candidates explorer's form (/ui/candidates/)."""
+from django import forms
+
+# Microversions at which GET /allocation_candidates exists (1.10+).
+CANDIDATE_VERSIONS = [f"1.{minor}" for minor in range(39, 9, -1)]
+
+
+class CandidatesForm(forms.Form):
+    q = forms.CharField(
+        label="Query string", max_length=4000,
+        widget=forms.TextInput(attrs={"size": 100, "class": "mono",
+                                      "placeholder": "resources=VCPU:1,MEMORY_MB:512"
+                                                     "&required=HW_CPU_X86_AVX2"}))
+    version = forms.ChoiceField(label="Microversion", initial=CANDIDATE_VERSIONS[0],
+                                choices=[(v, v) for v in CANDIDATE_VERSIONS])
+
+    def clean_q(self):
+        """Accept a bare query string, '?query' or a pasted URL/path ending in one."""
+        text = self.cleaned_data["q"].strip()
+        if "?" in text:
+            path, _, text = text.partition("?")
+            if path and not path.rstrip("/").endswith("allocation_candidates"):
+                raise forms.ValidationError(
+                    "Paste only the query string (or a /allocation_candidates URL).")
+        text = text.split("#", 1)[0].strip()
+        if not text:
+            raise forms.ValidationError("Enter a query, e.g. resources=VCPU:1.")
+        if any(c.isspace() for c in text):
+            raise forms.ValidationError(
+                "The query string must not contain spaces (use %20 to send one).")
+        return text
+
+    def api_path(self):
+        return "/allocation_candidates?" + self.cleaned_data["q"]
