@@ -166,17 +166,12 @@ def _resourceless_providers(group, facts):
 def _single_provider(group, facts, root_ok, providers):
     """Suffixed groups: one provider satisfies the whole group (§4.3)."""
     result = {}
-    in_m, in_f, bad_traits = _member_sets(group, facts)
+    eligible = _passing(providers, group, facts)
     use_tree = group.in_tree_root is not None and not group.resourceless
     by_class = sorted(group.amounts)
-    required = group.required
     roots, sharing, holds_root = facts.root, facts.sharing, facts.holds_root
-    for rp in providers:
+    for rp in sorted(eligible):
         if use_tree and roots[rp] != group.in_tree_root:
-            continue
-        if rp in bad_traits or rp in in_f or (in_m is not None and rp not in in_m):
-            continue
-        if required and not has_required(facts.traits_of(rp), required):
             continue
         partial = Partial(tuple([((rp, rc), n) for rc, n in by_class]), (rp,))
         if rp in sharing:
@@ -192,6 +187,22 @@ def _single_provider(group, facts, root_ok, providers):
                 else:
                     found.append(partial)
     return {anchor: result[anchor] for anchor in sorted(result)}
+
+
+def _passing(providers, group, facts, member_sets=None):
+    """The set of `providers` that pass the group's filters of §4.1 on their own (no
+    forbidden trait, in M, not in F, every required any-of set), by set operations
+    rather than provider by provider. member_sets: _member_sets(group, facts)."""
+    in_m, in_f, bad_traits = member_sets or _member_sets(group, facts)
+    passing = set(providers)
+    passing -= bad_traits
+    if in_f:
+        passing -= in_f
+    if in_m is not None:
+        passing &= in_m
+    for names in group.required:
+        passing &= holding_any(facts.traits, names)
+    return passing
 
 
 def _unsuffixed(group, facts, root_ok):
@@ -218,14 +229,8 @@ def _unsuffixed(group, facts, root_ok):
         complex_anchors.update(facts.anchors(rp))
     lone = set(fits[0]).intersection(*fits[1:]) if fits else set()
     lone -= complex_anchors
-    lone -= bad_traits
     lone -= sharing
-    if in_f:
-        lone -= in_f
-    if in_m is not None:
-        lone &= in_m
-    for names in required:
-        lone &= holding_any(facts.traits, names)
+    lone = _passing(lone, group, facts, (in_m, in_f, bad_traits))
     if tree_root is not None:
         lone &= {tree_root}
     for rp in lone:

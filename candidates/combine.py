@@ -96,7 +96,6 @@ def _combined(groups, partials, facts, isolate, same_subtree, drop_same_tree):
     larger = [c for c in constraints if len(c) != 2]
     position = facts.position
     inventory = facts.inventory
-    count = len(groups)
 
     def of_anchor(anchor):
         lists = [per_anchor[anchor] for per_anchor in partials]
@@ -121,21 +120,21 @@ def _combined(groups, partials, facts, isolate, same_subtree, drop_same_tree):
                         same_subtree_ok([combo[i].providers[0] for i in c], position)
                         for c in larger)):
                     continue
-            amounts = {}
-            merged = False
-            for partial in combo:
-                for key, n in partial.allocations:
-                    if key in amounts:
-                        amounts[key] += n
-                        merged = True
-                    else:
-                        amounts[key] = n
-            if merged and not _consolidated_fits(amounts, inventory):
-                continue
+            allocations = [item for partial in combo for item in partial.allocations]
+            amounts = dict(allocations)
+            if len(amounts) < len(allocations):
+                # one provider serves a class for several groups: the sums must fit
+                amounts = {}
+                for key, n in allocations:
+                    amounts[key] = amounts.get(key, 0) + n
+                if not _consolidated_fits(amounts, inventory):
+                    continue
+                allocations = list(amounts.items())
             if drop_same_tree and _two_from_one_tree(amounts, facts.root):
                 continue
-            yield (tuple(sorted(amounts.items())),
-                   tuple([(suffixes[i], combo[i].providers) for i in range(count)]))
+            allocations.sort()
+            yield (tuple(allocations),
+                   tuple(zip(suffixes, [partial.providers for partial in combo])))
     return of_anchor
 
 

@@ -1,13 +1,13 @@
 """Names -> database ids for one request (resource classes, traits, aggregates, in_tree).
 
-Everything a request mentions is looked up with one query per kind; names
+Everything a request mentions is looked up in one query (sql/names.py); names
 that do not exist are simply absent from the returned maps. Whether an
 absent name is an error or just means "no candidate" is decided by the
 engine, which follows Placement's lazy order (allocation-candidates.md §3.6).
 """
 from dataclasses import dataclass
 
-from providers.models import Aggregate, ResourceClass, ResourceProvider, Trait
+from candidates.sql.names import ids_by_name
 
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
@@ -36,15 +36,5 @@ def resolve(query):
         aggregate_uuids |= group.aggregates.forbidden
         if group.in_tree:
             tree_uuids.add(group.in_tree)
-    return Names(
-        classes=_lookup(ResourceClass.objects, "name", class_names),
-        traits=_lookup(Trait.objects, "name", trait_names),
-        aggregates=_lookup(Aggregate.objects, "uuid", aggregate_uuids),
-        providers=_lookup(ResourceProvider.objects, "uuid", tree_uuids, value="root_id"),
-    )
-
-
-def _lookup(manager, field, names, value="id"):
-    if not names:
-        return {}
-    return dict(manager.filter(**{f"{field}__in": names}).values_list(field, value))
+    return Names(**ids_by_name(classes=class_names, traits=trait_names,
+                               aggregates=aggregate_uuids, providers=tree_uuids))
