@@ -259,6 +259,22 @@ def test_delete_the_service_refuses_is_explained_and_not_offered(client, sample,
     assert Inventory.objects.filter(provider=provider).exists()
 
 
+def test_refusal_lists_allocations_by_names(client, sample):
+    cn2, vm2 = sample["cn2"], sample["vm2"]
+    page = client.get(reverse("admin:providers_resourceprovider_delete", args=[cn2.pk]))
+    body = page.content.decode()
+    assert f"Allocation: VCPU=2 on cn2 for consumer {vm2.uuid}" in body
+    assert f"Allocation: MEMORY_MB=512 on cn2 for consumer {vm2.uuid}" in body
+    assert f"@{cn2.pk}" not in body
+
+
+def test_consumer_page_names_its_allocations(client, sample):
+    vm1 = sample["vm1"]
+    body = client.get(change_url(vm1)).content.decode()
+    assert f"VCPU=6 on cn1-numa0 for consumer {vm1.uuid}" in body
+    assert f"DISK_GB=100 on shared-disk for consumer {vm1.uuid}" in body
+
+
 def test_resource_classes_custom_editable_standard_read_only(client, db):
     add_url = reverse("admin:providers_resourceclass_add")
     response = client.post(add_url, {"name": "CUSTOM_FPGA"}, follow=True)
