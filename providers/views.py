@@ -204,6 +204,15 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None)
 # Writes (POST only; each calls one service with the page's generation)
 # --------------------------------------------------------------------------
 
+def provider_refusal(exc, provider):
+    """The service's refusal with the provider named as operators know it.
+
+    Placement's messages carry the provider's uuid; provider names are unique,
+    so the name alone identifies it on a page that is about that provider.
+    """
+    return error_message(exc).replace(provider.uuid, provider.name)
+
+
 def _save_form(request, provider, form, form_name):
     """Save one provider page form and redirect back to the page.
 
@@ -219,10 +228,10 @@ def _save_form(request, provider, form, form_name):
             if is_concurrent_update(exc):
                 messages.error(request, (
                     f"Provider {provider.name} was changed by someone else since this page "
-                    f"was loaded (conflict: {error_message(exc)}). The page now shows its "
+                    f"was loaded (conflict: {provider_refusal(exc, provider)}). The page now shows its "
                     "current state; please review and try again."))
                 return redirect("ui:provider", uuid=provider.uuid)
-            form.add_error(None, error_message(exc))
+            form.add_error(None, provider_refusal(exc, provider))
         else:
             messages.success(request, summary)
             return redirect("ui:provider", uuid=provider.uuid)

@@ -152,6 +152,8 @@ def test_inline_delete_of_an_inventory_in_use_is_a_form_error(client, sample):
     response = client.post(url, data)
     assert response.status_code == 200
     assert any("in use" in e for e in errors_of(response))
+    assert any("'cn1-numa0'" in e for e in errors_of(response))  # named, not by uuid
+    assert not any(numa0.uuid in e for e in errors_of(response))
     assert typed(response, "name") == "renamed"  # the typed values are kept
     assert inline_typed(response, "inventories", 0, "DELETE") is True
     numa0.refresh_from_db()

@@ -122,13 +122,16 @@ def test_unknown_class_and_in_use_delete_are_form_errors(client, sample):
         follow=False)
     assert response.status_code == 400
     [error] = form_errors(response, "inventory_form")
-    assert "CUSTOM_NOPE" in error
+    assert error == ("Unknown resource class in inventory for resource provider cn2: "
+                     "No such resource class CUSTOM_NOPE.")
     assert response.context["inventory_form"]["resource_class"].value() == "CUSTOM_NOPE"
+    body = response.content.decode()
+    assert 'value="CUSTOM_NOPE"' in body and 'name="total" value="1"' in body
     response = post(client, cn2, "inventory", {
         "resource_class": "VCPU", "generation": 0, "action": "delete"}, follow=False)
     assert response.status_code == 400
     [error] = form_errors(response, "inventory_form")
-    assert "in use" in error
+    assert "in use" in error and "'cn2'" in error and cn2.uuid not in error
     assert "VCPU" in inventory(cn2)
     assert generation(cn2) == 0
 
@@ -147,6 +150,7 @@ def test_replace_traits(client, sample):
     [error] = form_errors(response, "traits_form")
     assert "No such trait CUSTOM_GOLD" in error
     assert response.context["traits_form"]["traits"].value() == "CUSTOM_GOLD"
+    assert ">\nCUSTOM_GOLD</textarea>" in response.content.decode()
     response = post(client, numa1, "traits", {
         "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 1})
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
