@@ -107,10 +107,13 @@ def _tree_page(query, page_number):
     for rp_id, agg in (ProviderAggregate.objects.filter(**in_trees)
                        .values_list("provider_id", "aggregate__uuid").order_by("aggregate__uuid")):
         aggregates[rp_id].append(agg)
+    # In tree order the last provider seen under a parent is its last child ("└", else "├").
+    last_child = {p.parent_id: p.id for p in providers}
     for p in providers:
         trees.setdefault(p.root_id, []).append({
             "provider": p,
             "indent": range(p.level),
+            "last_child": last_child[p.parent_id] == p.id,
             "inventories": _inventory_rows(inventories[p.id], usage),
             "traits": traits[p.id],
             "aggregates": aggregates[p.id],
