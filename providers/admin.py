@@ -343,7 +343,8 @@ class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
 class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdmin):
     form = ResourceProviderForm
     list_display = ["name", "uuid", "generation", "root_name", "created_at"]
-    search_fields = ["name", "uuid"]
+    search_fields = ["name", "uuid"]  # also what the parent autocomplete searches
+    autocomplete_fields = ["parent"]  # not a select of every provider in the cloud
     list_select_related = ["root"]
     list_per_page = 100
     mptt_level_indent = 20

@@ -410,3 +410,19 @@ def test_add_refused_by_the_service_creates_nothing_and_keeps_the_typed_values(c
     assert typed(response, "name") == "cn3"
     assert inline_typed(response, "inventories", 0, "reserved") == "8"
     assert not ResourceProvider.objects.filter(name="cn3").exists()
+
+
+def test_admin_index_tells_placement_users_from_logins(client):
+    body = client.get(reverse("admin:index")).content.decode()
+    assert ">Placement users</a>" in body and ">Users</a>" in body
+
+
+def test_parent_picker_is_an_autocomplete(client, sample):
+    page = client.get(change_url(sample["numa0"]))
+    widget = page.context["adminform"].form.fields["parent"].widget
+    assert "admin-autocomplete" in str(widget.render("parent", sample["cn1"].pk))
+    assert f">{sample['cn2'].name}" not in page.content.decode().split('name="parent"')[1][:2000]
+    found = client.get(reverse("admin:autocomplete"), {
+        "term": "cn2", "app_label": "providers", "model_name": "resourceprovider",
+        "field_name": "parent"}).json()
+    assert [r["text"] for r in found["results"]] == [str(sample["cn2"])]
