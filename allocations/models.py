@@ -99,4 +99,6 @@ class Allocation(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.consumer_id} {self.resource_class_id}={self.used}@{self.provider_id}"
+        # Shown in admin refusals and inlines: names an operator can act on, not row ids.
+        return (f"{self.resource_class.name}={self.used} on {self.provider.name} "
+                f"for consumer {self.consumer.uuid}")

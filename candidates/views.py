@@ -40,10 +40,19 @@ def run_query(query_string, version):
             with_traits=view.traits, **engine_options())
     except SERVICE_ERRORS as exc:
         status = domain_error_status(exc)
+        body = error_body(status, error_message(exc), "", code=error_code(exc), version=version)
+        # The page shows the code the API sends at this version (none before 1.23),
+        # and Placement's message without the JSON-schema dump that follows it.
         error = {"status": status, "title": HTTPStatus(status).phrase,
-                 "code": error_code(exc), "detail": error_message(exc)}
-        return error_body(status, error["detail"], "", code=error["code"], version=version), error
+                 "code": body["errors"][0].get("code"),
+                 "detail": error_message(exc).split(SCHEMA_DUMP_START, 1)[0]}
+        return body, error
     return present.render(result, view), None
+
+
+# A query-string schema refusal ends with jsonschema's account of the schema and the
+# instance: useful in the raw body, noise in the page's one-line message.
+SCHEMA_DUMP_START = " Failed validating "
 
 
 def _candidate_tables(body):

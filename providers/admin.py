@@ -263,6 +263,15 @@ class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
             # MPTTAdminForm already keeps the provider's own subtree out of `parent`.
             self.fields["expected_generation"].initial = self.instance.generation
 
+    def refusal_message(self, exc):
+        message = super().refusal_message(exc)
+        if self.instance.pk:  # the stored name: a typed rename was rolled back
+            stored = ResourceProvider.objects.filter(pk=self.instance.pk).values_list(
+                "uuid", "name").first()
+            if stored:
+                message = message.replace(*stored)
+        return message
+
     def clean_uuid(self):
         value = (self.cleaned_data.get("uuid") or "").strip()
         if not value:
@@ -334,7 +343,8 @@ class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
 class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdmin):
     form = ResourceProviderForm
     list_display = ["name", "uuid", "generation", "root_name", "created_at"]
-    search_fields = ["name", "uuid"]
+    search_fields = ["name", "uuid"]  # also what the parent autocomplete searches
+    autocomplete_fields = ["parent"]  # not a select of every provider in the cloud
     list_select_related = ["root"]
     list_per_page = 100
     mptt_level_indent = 20

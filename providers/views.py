@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.db.models import Q, Sum
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -106,10 +107,13 @@ def _tree_page(query, page_number):
     for rp_id, agg in (ProviderAggregate.objects.filter(**in_trees)
                        .values_list("provider_id", "aggregate__uuid").order_by("aggregate__uuid")):
         aggregates[rp_id].append(agg)
+    # In tree order the last provider seen under a parent is its last child ("└", else "├").
+    last_child = {p.parent_id: p.id for p in providers}
     for p in providers:
         trees.setdefault(p.root_id, []).append({
             "provider": p,
             "indent": range(p.level),
+            "last_child": last_child[p.parent_id] == p.id,
             "inventories": _inventory_rows(inventories[p.id], usage),
             "traits": traits[p.id],
             "aggregates": aggregates[p.id],
@@ -174,12 +178,14 @@ def provider_detail(request, uuid):
     return _render_provider(request, provider, edit=request.GET.get("edit"))
 
 
-def _render_provider(request, provider, bound_forms=None, status=200, edit=None):
+def _render_provider(request, provider, bound_forms=None, status=200, edit=None, confirm=None):
     """The provider page; `bound_forms` replaces the blank form of one section after an error.
 
-    `edit` names an inventory class whose values prefill the inventory form.
+    `edit` names an inventory class whose values prefill the inventory form;
+    `confirm` is an inventory change waiting for confirmation (_inventory_confirmation).
     """
     context = _provider_context(provider)
+    context["confirm"] = confirm
     generation = provider.generation
     inventory_initial = {"generation": generation}
     for row in context["inventory_rows"]:
@@ -204,6 +210,15 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None)
 # Writes (POST only; each calls one service with the page's generation)
 # --------------------------------------------------------------------------
 
+def provider_refusal(exc, provider):
+    """The service's refusal with the provider named as operators know it.
+
+    Placement's messages carry the provider's uuid; provider names are unique,
+    so the name alone identifies it on a page that is about that provider.
+    """
+    return error_message(exc).replace(provider.uuid, provider.name)
+
+
 def _save_form(request, provider, form, form_name):
     """Save one provider page form and redirect back to the page.
 
@@ -219,10 +234,10 @@ def _save_form(request, provider, form, form_name):
             if is_concurrent_update(exc):
                 messages.error(request, (
                     f"Provider {provider.name} was changed by someone else since this page "
-                    f"was loaded (conflict: {error_message(exc)}). The page now shows its "
+                    f"was loaded (conflict: {provider_refusal(exc, provider)}). The page now shows its "
                     "current state; please review and try again."))
                 return redirect("ui:provider", uuid=provider.uuid)
-            form.add_error(None, error_message(exc))
+            form.add_error(None, provider_refusal(exc, provider))
         else:
             messages.success(request, summary)
             return redirect("ui:provider", uuid=provider.uuid)
@@ -237,10 +252,62 @@ SECTIONS = {
 }
 
 
+def _inventory_confirmation(request, provider, form):
+    """What a valid inventory change needs confirmed, or None to save it at once.
+
+    A delete is always confirmed. A save is confirmed when it leaves less capacity
+    than is already used: Placement accepts that (the provider is then over
+    capacity and takes no new allocations of the class), so the page says so and
+    lists the consumers holding the class here before saving.
+    """
+    rc = form.cleaned_data["resource_class"]
+    repost = [(name, value) for name in request.POST if name not in ("csrfmiddlewaretoken",)
+              for value in request.POST.getlist(name)]
+    if form.cleaned_data["action"] == "delete":
+        return {"rc": rc, "delete": True, "repost": repost}
+    record = form.record()
+    capacity = reported_capacity(record["total"], record["reserved"], record["allocation_ratio"])
+    holders = list(provider.allocations.filter(resource_class__name=rc)
+                   .order_by("consumer__uuid").values_list("consumer__uuid", "used"))
+    used = sum(amount for _, amount in holders)
+    if used <= capacity:
+        return None
+    return {"rc": rc, "delete": False, "repost": repost, "capacity": capacity, "used": used,
+            "holders": holders}
+
+
 @staff_member_required
 @require_POST
 def provider_edit(request, uuid, section):
-    """Save one section's form (SECTIONS) of the provider page."""
+    """Save one section's form (SECTIONS) of the provider page.
+
+    An inventory change that deletes a class or cuts capacity below usage is
+    first shown for confirmation; the confirming POST carries `confirm`.
+    """
     provider = _provider_or_404(uuid)
     form_class, form_name = SECTIONS[section]
-    return _save_form(request, provider, form_class(request.POST), form_name)
+    form = form_class(request.POST)
+    if section == "inventory" and "confirm" not in request.POST and form.is_valid():
+        confirm = _inventory_confirmation(request, provider, form)
+        if confirm is not None and _service_accepts(form, provider):
+            return _render_provider(request, provider, {form_name: form}, confirm=confirm)
+    return _save_form(request, provider, form, form_name)
+
+
+class _DryRun(Exception):
+    """Rolls back a save that was only tried."""
+
+
+def _service_accepts(form, provider):
+    """Whether the service would save the form (tried, then rolled back): a change
+    it refuses is shown as its refusal, not offered for confirmation."""
+    try:
+        with transaction.atomic():
+            form.save(provider)
+            raise _DryRun
+    except _DryRun:
+        return True
+    except SERVICE_ERRORS:
+        return False
+    finally:
+        provider.refresh_from_db()

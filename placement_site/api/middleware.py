@@ -21,8 +21,17 @@ LOG = logging.getLogger(__name__)
 REQUEST_ID_HEADER = "x-openstack-request-id"
 
 
+# Paths a browser asks for on its own; no Placement route has them.
+BROWSER_PATHS = ("/favicon.ico",)
+
+
 def is_api_path(path):
-    return not path.startswith(settings.PLACEMENT_NON_API_PREFIXES)
+    """False for Django's pages: under a non-API prefix, the prefix without its
+    trailing slash (redirected to it), and what browsers fetch unasked."""
+    if path in BROWSER_PATHS:
+        return False
+    return not (path.startswith(settings.PLACEMENT_NON_API_PREFIXES)
+                or f"{path}/" in settings.PLACEMENT_NON_API_PREFIXES)
 
 
 def is_root_path(path):

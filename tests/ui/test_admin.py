@@ -152,6 +152,8 @@ def test_inline_delete_of_an_inventory_in_use_is_a_form_error(client, sample):
     response = client.post(url, data)
     assert response.status_code == 200
     assert any("in use" in e for e in errors_of(response))
+    assert any("'cn1-numa0'" in e for e in errors_of(response))  # named, not by uuid
+    assert not any(numa0.uuid in e for e in errors_of(response))
     assert typed(response, "name") == "renamed"  # the typed values are kept
     assert inline_typed(response, "inventories", 0, "DELETE") is True
     numa0.refresh_from_db()
@@ -257,6 +259,22 @@ def test_delete_the_service_refuses_is_explained_and_not_offered(client, sample,
     assert reason in response.content.decode()
     assert ResourceProvider.objects.filter(pk=provider.pk).exists()
     assert Inventory.objects.filter(provider=provider).exists()
+
+
+def test_refusal_lists_allocations_by_names(client, sample):
+    cn2, vm2 = sample["cn2"], sample["vm2"]
+    page = client.get(reverse("admin:providers_resourceprovider_delete", args=[cn2.pk]))
+    body = page.content.decode()
+    assert f"Allocation: VCPU=2 on cn2 for consumer {vm2.uuid}" in body
+    assert f"Allocation: MEMORY_MB=512 on cn2 for consumer {vm2.uuid}" in body
+    assert f"@{cn2.pk}" not in body
+
+
+def test_consumer_page_names_its_allocations(client, sample):
+    vm1 = sample["vm1"]
+    body = client.get(change_url(vm1)).content.decode()
+    assert f"VCPU=6 on cn1-numa0 for consumer {vm1.uuid}" in body
+    assert f"DISK_GB=100 on shared-disk for consumer {vm1.uuid}" in body
 
 
 def test_resource_classes_custom_editable_standard_read_only(client, db):
@@ -392,3 +410,19 @@ def test_add_refused_by_the_service_creates_nothing_and_keeps_the_typed_values(c
     assert typed(response, "name") == "cn3"
     assert inline_typed(response, "inventories", 0, "reserved") == "8"
     assert not ResourceProvider.objects.filter(name="cn3").exists()
+
+
+def test_admin_index_tells_placement_users_from_logins(client):
+    body = client.get(reverse("admin:index")).content.decode()
+    assert ">Placement users</a>" in body and ">Users</a>" in body
+
+
+def test_parent_picker_is_an_autocomplete(client, sample):
+    page = client.get(change_url(sample["numa0"]))
+    widget = page.context["adminform"].form.fields["parent"].widget
+    assert "admin-autocomplete" in str(widget.render("parent", sample["cn1"].pk))
+    assert f">{sample['cn2'].name}" not in page.content.decode().split('name="parent"')[1][:2000]
+    found = client.get(reverse("admin:autocomplete"), {
+        "term": "cn2", "app_label": "providers", "model_name": "resourceprovider",
+        "field_name": "parent"}).json()
+    assert [r["text"] for r in found["results"]] == [str(sample["cn2"])]

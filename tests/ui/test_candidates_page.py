@@ -113,3 +113,16 @@ def test_a_refused_query_shows_placements_error_body(client, db):
     assert error["detail"] in " ".join(body["detail"].split())
     response = run(client, "resources=VCPU:1&group_policy=bogus", version="1.22")
     assert "code" not in json.loads(response.context["raw"])["errors"][0]  # 1.23+ only
+
+
+def test_a_schema_refusal_shows_placements_message_and_the_code_sent(client, db):
+    response = run(client, "resources=VCPU:1&required=HW_CPU_X86_AVX2", version="1.10")
+    error = response.context["error"]
+    assert error["detail"] == ("Invalid query string parameters: Additional properties are "
+                               "not allowed ('required' was unexpected)")
+    assert error["code"] is None
+    body = response.content.decode()
+    assert "codes start at microversion 1.23" in body
+    assert "placement.undefined_code" not in body
+    page_message = body.split("error-box")[1].split("</p>")[0]
+    assert "Failed validating" not in page_message

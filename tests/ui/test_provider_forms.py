@@ -44,6 +44,11 @@ def test_add_update_delete_one_inventory_class(client, sample):
 
     response = post(client, cn2, "inventory", {
         "resource_class": "DISK_GB", "generation": 2, "action": "delete"})
+    assert response.status_code == 200
+    assert "Delete the DISK_GB inventory of cn2?" in response.content.decode()
+    assert "DISK_GB" in inventory(cn2)  # asked, not deleted
+    response = post(client, cn2, "inventory", {
+        "resource_class": "DISK_GB", "generation": 2, "action": "delete", "confirm": "yes"})
     assert "Deleted DISK_GB inventory of cn2." in messages_of(response)
     assert "DISK_GB" not in inventory(cn2)
     assert generation(cn2) == 3
@@ -52,7 +57,7 @@ def test_add_update_delete_one_inventory_class(client, sample):
 def test_stale_generation_is_a_conflict_message_and_writes_nothing(client, sample):
     cn2 = sample["cn2"]
     response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "total": 1, "generation": 7, "action": "save"})
+        "resource_class": "VCPU", "total": 100, "generation": 7, "action": "save"})
     assert response.status_code == 200
     [message] = messages_of(response)
     assert "changed by someone else" in message
@@ -122,13 +127,17 @@ def test_unknown_class_and_in_use_delete_are_form_errors(client, sample):
         follow=False)
     assert response.status_code == 400
     [error] = form_errors(response, "inventory_form")
-    assert "CUSTOM_NOPE" in error
+    assert error == ("Unknown resource class in inventory for resource provider cn2: "
+                     "No such resource class CUSTOM_NOPE.")
     assert response.context["inventory_form"]["resource_class"].value() == "CUSTOM_NOPE"
+    body = response.content.decode()
+    assert 'value="CUSTOM_NOPE"' in body and 'name="total" value="1"' in body
     response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "generation": 0, "action": "delete"}, follow=False)
+        "resource_class": "VCPU", "generation": 0, "action": "delete", "confirm": "yes"},
+        follow=False)
     assert response.status_code == 400
     [error] = form_errors(response, "inventory_form")
-    assert "in use" in error
+    assert "in use" in error and "'cn2'" in error and cn2.uuid not in error
     assert "VCPU" in inventory(cn2)
     assert generation(cn2) == 0
 
@@ -147,6 +156,7 @@ def test_replace_traits(client, sample):
     [error] = form_errors(response, "traits_form")
     assert "No such trait CUSTOM_GOLD" in error
     assert response.context["traits_form"]["traits"].value() == "CUSTOM_GOLD"
+    assert ">\nCUSTOM_GOLD</textarea>" in response.content.decode()
     response = post(client, numa1, "traits", {
         "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 1})
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
@@ -182,3 +192,30 @@ def test_replace_aggregates(client, sample):
 def test_edit_views_accept_only_post(client, sample):
     url = reverse("ui:provider-traits", args=[sample["cn2"].uuid])
     assert client.get(url).status_code == 405
+
+
+@pytest.mark.parametrize("cut", [{"total": 1}, {"total": 16, "allocation_ratio": 0.1}])
+def test_cut_below_usage_is_explained_then_saved_on_confirmation(client, sample, cut):
+    cn2, vm2 = sample["cn2"], sample["vm2"]  # vm2 holds VCPU=2 on cn2
+    data = {"resource_class": "VCPU", "generation": 0, "action": "save", **cut}
+    response = post(client, cn2, "inventory", data)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "cn2 becomes over capacity for VCPU" in body
+    assert "but 2 is already allocated" in body
+    assert f'<span class="mono">{vm2.uuid}</span>: VCPU=2' in body
+    assert 'name="confirm" value="yes"' in body
+    assert not messages_of(response)
+    assert inventory(cn2)["VCPU"] == (16, 0, 2147483647) and generation(cn2) == 0
+    response = post(client, cn2, "inventory", {**data, "confirm": "yes"})
+    assert "Updated VCPU inventory of cn2." in messages_of(response)
+    assert generation(cn2) == 1
+    assert inventory(cn2)["VCPU"][0] == cut["total"]
+
+
+def test_change_within_usage_saves_without_confirmation(client, sample):
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "total": 2, "generation": 0, "action": "save"})
+    assert "Updated VCPU inventory of cn2." in messages_of(response)
+    assert inventory(cn2)["VCPU"][0] == 2

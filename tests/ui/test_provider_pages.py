@@ -165,3 +165,30 @@ def test_add_child_link_preselects_the_parent(client, sample):
     response = client.get(reverse("admin:providers_resourceprovider_add"),
                           {"parent": sample["cn2"].pk})
     assert response.context["adminform"].form.initial["parent"] == str(sample["cn2"].pk)
+
+
+def _tree_cell(body, name):
+    """The tree connector drawn before a provider's name in the providers table."""
+    import re
+    match = re.search(r'<td class="name">(.*?)<a href="[^"]*">' + re.escape(name) + "</a>", body)
+    return match.group(1)
+
+
+def test_tree_draws_middle_children_with_tee_and_the_last_with_corner(client, sample):
+    body = text(client.get(reverse("ui:providers")))
+    assert "├" in _tree_cell(body, "cn1-numa0") and "└" not in _tree_cell(body, "cn1-numa0")
+    assert "└" in _tree_cell(body, "cn1-numa1") and "├" not in _tree_cell(body, "cn1-numa1")
+
+
+def test_breadcrumb_elides_only_what_it_leaves_out(client, sample):
+    numa0 = sample["numa0"]
+    socket = make_provider("cn1-numa0-socket", parent=numa0)
+    core = make_provider("cn1-numa0-socket-core", parent=socket)
+    crumbs = text(client.get(reverse("ui:provider", args=[socket.uuid]))).split("<h1>")[0]
+    assert "…" not in crumbs and "cn1</a>" in crumbs and "cn1-numa0</a>" in crumbs
+    crumbs = text(client.get(reverse("ui:provider", args=[core.uuid]))).split("<h1>")[0]
+    assert " … / " in crumbs and "cn1-numa0-socket</a>" in crumbs
+
+
+def test_uuids_do_not_wrap(client, sample):
+    assert ".mono { white-space:nowrap; }" in text(client.get(reverse("ui:providers")))
