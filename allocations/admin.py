@@ -89,11 +89,6 @@ class ProjectAdmin(NamedAdmin):
     pass
 
 
-# The admin index would otherwise list two "Users": these and Django's logins.
-User._meta.verbose_name = "Placement user"
-User._meta.verbose_name_plural = "Placement users"
-
-
 @admin.register(User)
 class PlacementUserAdmin(NamedAdmin):
     pass

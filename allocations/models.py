@@ -25,6 +25,9 @@ class User(models.Model):
 
     class Meta:
         db_table = "users"
+        # not "users": the admin index lists Django's logins as Users too
+        verbose_name = "Placement user"
+        verbose_name_plural = "Placement users"
 
     def __str__(self):
         return self.external_id
