@@ -40,14 +40,14 @@ apply Placement's "last one wins" / "repeatable from 1.xx" rules themselves.
 """
 from dataclasses import dataclass, field
 
+from placement_site.api.microversion import (
+    ANY_OF_TRAITS,
+    FORBIDDEN_AGGREGATES,
+    FORBIDDEN_TRAITS,
+    MEMBER_OF_REPEATED,
+)
 from providers.exceptions import InvalidQuery
 from providers.rules import is_uuid_like
-
-# Microversions at which the grammars grow.
-FORBIDDEN_TRAITS_VERSION = (1, 22)
-MULTIPLE_MEMBER_OF_VERSION = (1, 24)
-FORBIDDEN_AGGREGATES_VERSION = (1, 32)
-ANY_OF_TRAITS_VERSION = (1, 39)
 
 _RESOURCES_FORM = (
     "Badly formed resources parameter. Expected resources query string "
@@ -128,7 +128,7 @@ def parse_resources(value):
 # --- required ------------------------------------------------------------------
 
 def _required_form(version):
-    if version >= FORBIDDEN_TRAITS_VERSION:
+    if version >= FORBIDDEN_TRAITS:
         return "HW_CPU_X86_VMX,!CUSTOM_MAGIC"
     return "HW_CPU_X86_VMX,CUSTOM_MAGIC"
 
@@ -136,7 +136,7 @@ def _required_form(version):
 def parse_required_value(value, version):
     """Parse one occurrence of `required` (`T1,!T2` or, 1.39+, `in:T1,T2`)."""
     if value.startswith("in:"):
-        if version < ANY_OF_TRAITS_VERSION:
+        if version < ANY_OF_TRAITS:
             raise InvalidQuery(
                 "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
                 f"microversion 1.39. Got: {value}")
@@ -153,7 +153,7 @@ def parse_required_value(value, version):
                 f"Got: {value}")
         return TraitQuery(any_of=(frozenset(names),))
 
-    allow_forbidden = version >= FORBIDDEN_TRAITS_VERSION
+    allow_forbidden = version >= FORBIDDEN_TRAITS
     required, forbidden = set(), set()
     for element in value.split(","):
         name = element.strip()
@@ -177,7 +177,7 @@ def parse_required(values, version):
     values = list(values)
     if not values:
         return TraitQuery()
-    if version < ANY_OF_TRAITS_VERSION:
+    if version < ANY_OF_TRAITS:
         values = values[-1:]
     query = TraitQuery()
     for value in values:
@@ -190,7 +190,7 @@ def parse_required(values, version):
 def parse_member_of_value(value, version):
     """Parse one `member_of` occurrence -> (frozenset of aggregates, forbidden?)."""
     forbidden = value.startswith("!")
-    if forbidden and version < FORBIDDEN_AGGREGATES_VERSION:
+    if forbidden and version < FORBIDDEN_AGGREGATES:
         raise InvalidQuery(
             "Forbidden member_of parameters are not supported in the specified microversion")
     if "," in value and not (value.startswith("in:") or value.startswith("!in:")):
@@ -215,7 +215,7 @@ def parse_member_of(values, version, key="member_of"):
     Below 1.24 more than one occurrence is a 400 naming `key`.
     """
     values = list(values)
-    if len(values) > 1 and version < MULTIPLE_MEMBER_OF_VERSION:
+    if len(values) > 1 and version < MEMBER_OF_REPEATED:
         raise InvalidQuery(f"Multiple {key} parameters are not supported")
     any_of, forbidden = [], set()
     for value in values:

@@ -4,6 +4,7 @@ import copy
 from allocations.api import schemas as allocation_schemas
 from allocations.api.views.allocations import consumer_request
 from allocations.reshaper import ProviderInventories, reshape
+from placement_site.api.microversion import CONSUMER_TYPES, MAPPINGS, RESHAPER
 from placement_site.api.viewsets import PlacementViewSet, endpoint
 from providers import rules
 
@@ -38,14 +39,12 @@ RESHAPER_V1_38 = _schema(allocation_schemas.POST_V1_38)
 
 
 def reshaper_schema(version):
-    if version >= (1, 38):
+    if version >= CONSUMER_TYPES:
         return RESHAPER_V1_38
-    if version >= (1, 34):
+    if version >= MAPPINGS:
         return RESHAPER_V1_34
     return RESHAPER_V1_30
 
-
-RESHAPER_VERSION = (1, 30)
 
 
 def reshape_arguments(version, data):
@@ -63,7 +62,7 @@ def reshape_arguments(version, data):
 
 class ReshaperViewSet(PlacementViewSet):
 
-    @endpoint("placement:reshaper:reshape", min_version=RESHAPER_VERSION, content_type=True)
+    @endpoint("placement:reshaper:reshape", min_version=RESHAPER, content_type=True)
     def create(self, request):
         data = self.json_body(request, reshaper_schema(request.version))
         reshape(**reshape_arguments(request.version, data))

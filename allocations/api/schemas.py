@@ -4,6 +4,13 @@ Verbatim from allocations.md §3.2/§4.1 and usages.md.
 """
 import copy
 
+from placement_site.api.microversion import (
+    ALLOCATION_PROJECT_USER,
+    CONSUMER_GENERATIONS,
+    CONSUMER_TYPES,
+    DICT_ALLOCATIONS,
+    MAPPINGS,
+)
 from providers.rules import GROUP_SUFFIX_REGEX, NAME_REGEX, UUID_KEY_REGEX
 
 UUID_KEY = UUID_KEY_REGEX
@@ -83,7 +90,7 @@ PUT_V1_28["properties"]["consumer_generation"] = {"type": ["integer", "null"]}
 PUT_V1_28["required"].append("consumer_generation")
 
 # 1.34 - 1.37: optional mappings (validated, then ignored).
-MAPPINGS = {
+MAPPINGS_SCHEMA = {
     "type": "object",
     "minProperties": 1,
     "patternProperties": {
@@ -95,7 +102,7 @@ MAPPINGS = {
     },
 }
 PUT_V1_34 = copy.deepcopy(PUT_V1_28)
-PUT_V1_34["properties"]["mappings"] = MAPPINGS
+PUT_V1_34["properties"]["mappings"] = MAPPINGS_SCHEMA
 
 # 1.38+: required consumer_type.
 CONSUMER_TYPE = {"type": "string", "pattern": NAME_REGEX, "minLength": 1, "maxLength": 255}
@@ -105,8 +112,9 @@ PUT_V1_38["required"].append("consumer_type")
 
 
 def put_schema(version):
-    for floor, schema in (((1, 38), PUT_V1_38), ((1, 34), PUT_V1_34), ((1, 28), PUT_V1_28),
-                          ((1, 12), PUT_V1_12), ((1, 8), PUT_V1_8)):
+    for floor, schema in ((CONSUMER_TYPES, PUT_V1_38), (MAPPINGS, PUT_V1_34),
+                          (CONSUMER_GENERATIONS, PUT_V1_28), (DICT_ALLOCATIONS, PUT_V1_12),
+                          (ALLOCATION_PROJECT_USER, PUT_V1_8)):
         if version >= floor:
             return schema
     return PUT_V1_0
@@ -130,8 +138,8 @@ POST_V1_38 = _post(PUT_V1_38)
 
 
 def post_schema(version):
-    for floor, schema in (((1, 38), POST_V1_38), ((1, 34), POST_V1_34),
-                          ((1, 28), POST_V1_28)):
+    for floor, schema in ((CONSUMER_TYPES, POST_V1_38), (MAPPINGS, POST_V1_34),
+                          (CONSUMER_GENERATIONS, POST_V1_28)):
         if version >= floor:
             return schema
     return POST_V1_13
@@ -151,4 +159,4 @@ USAGES_V1_38["properties"]["consumer_type"] = {
 
 
 def usages_schema(version):
-    return USAGES_V1_38 if version >= (1, 38) else USAGES_V1_9
+    return USAGES_V1_38 if version >= CONSUMER_TYPES else USAGES_V1_9

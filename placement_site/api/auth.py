@@ -4,16 +4,14 @@ from dataclasses import dataclass, field
 
 @dataclass
 class RequestContext:
+    """The caller's identity; policy.credentials() turns it into oslo.policy creds."""
+
     user_id: str | None = None
     project_id: str | None = None
     roles: list = field(default_factory=list)
     system_scope: str | None = None
     domain_id: str | None = None
     service_roles: list = field(default_factory=list)
-
-    @property
-    def is_admin(self):
-        return "admin" in (r.lower() for r in self.roles)
 
 
 def _split_roles(value):

@@ -4,6 +4,13 @@ from rest_framework.response import Response
 
 from allocations import rules, selectors, services
 from allocations.api import schemas
+from placement_site.api.microversion import (
+    ALLOCATION_PROJECT_USER,
+    CONSUMER_GENERATIONS,
+    CONSUMER_TYPES,
+    DICT_ALLOCATIONS,
+    POST_ALLOCATIONS,
+)
 from placement_site.api.viewsets import PlacementViewSet, endpoint
 
 
@@ -14,12 +21,12 @@ class AllocationViewSet(PlacementViewSet):
         found = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
         body = {"allocations": found.allocations}
         if found.allocations:
-            if request.version >= (1, 12):
+            if request.version >= DICT_ALLOCATIONS:
                 body["project_id"] = found.project_id
                 body["user_id"] = found.user_id
-            if request.version >= (1, 28):
+            if request.version >= CONSUMER_GENERATIONS:
                 body["consumer_generation"] = found.generation
-            if request.version >= (1, 38):
+            if request.version >= CONSUMER_TYPES:
                 body["consumer_type"] = found.consumer_type
         return self.cache_headers(request, Response(body), found.last_modified)
 
@@ -37,7 +44,7 @@ class AllocationViewSet(PlacementViewSet):
         services.allocations_delete(consumer_uuid=consumer_uuid)
         return self.no_content()
 
-    @endpoint("placement:allocations:manage", min_version=(1, 13), content_type=True)
+    @endpoint("placement:allocations:manage", min_version=POST_ALLOCATIONS, content_type=True)
     def create(self, request):
         data = self.json_body(request, schemas.post_schema(request.version))
         wanted = [consumer_request(request.version, consumer_uuid, body)
@@ -49,14 +56,14 @@ class AllocationViewSet(PlacementViewSet):
 
 def consumer_request(version, consumer_uuid, data):
     """One consumer's validated body (any microversion's form) -> ConsumerAllocations."""
-    if version >= (1, 12):
+    if version >= DICT_ALLOCATIONS:
         allocations = {rp_uuid: entry["resources"]
                        for rp_uuid, entry in data["allocations"].items()}
     else:
         # List form: a provider named twice keeps its later entry.
         allocations = {item["resource_provider"]["uuid"]: item["resources"]
                        for item in data["allocations"]}
-    if version >= (1, 8):
+    if version >= ALLOCATION_PROJECT_USER:
         project_id, user_id = data["project_id"], data["user_id"]
     else:
         project_id = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
@@ -66,6 +73,7 @@ def consumer_request(version, consumer_uuid, data):
         project_id=project_id,
         user_id=user_id,
         allocations=allocations,
-        consumer_type=data["consumer_type"] if version >= (1, 38) else None,
-        generation=data["consumer_generation"] if version >= (1, 28) else services.UNCHECKED,
+        consumer_type=data["consumer_type"] if version >= CONSUMER_TYPES else None,
+        generation=(data["consumer_generation"] if version >= CONSUMER_GENERATIONS
+                    else services.UNCHECKED),
     )

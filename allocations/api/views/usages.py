@@ -5,6 +5,7 @@ from allocations import selectors
 from allocations.api import schemas
 from allocations.exceptions import ProviderNotFoundForAllocations, ProviderNotFoundForUsages
 from placement_site.api import policy
+from placement_site.api.microversion import CONSUMER_GENERATIONS, CONSUMER_TYPES, USAGES
 from placement_site.api.viewsets import PlacementViewSet, check_query_decodes, endpoint
 
 
@@ -17,7 +18,7 @@ class ProviderAllocationsViewSet(PlacementViewSet):
             raise ProviderNotFoundForAllocations(uuid)
         allocations, last_modified = selectors.provider_allocations_list(
             provider_id=provider["id"])
-        if request.version < (1, 28):
+        if request.version < CONSUMER_GENERATIONS:
             for entry in allocations.values():
                 del entry["consumer_generation"]
         body = {"allocations": allocations,
@@ -40,14 +41,14 @@ class ProviderUsagesViewSet(PlacementViewSet):
 class UsagesViewSet(PlacementViewSet):
 
     # Policy is checked in the handler: its target is the queried project.
-    @endpoint(None, min_version=(1, 9), accept=True)
+    @endpoint(None, min_version=USAGES, accept=True)
     def list(self, request):
         project_values = request.GET.getlist("project_id")
         policy.authorize(request, "placement:usages",
                          {"project_id": project_values[-1] if project_values else None})
         check_query_decodes(request)
         params = self.query_params(request, schemas.usages_schema(request.version))
-        grouped = request.version >= (1, 38)
+        grouped = request.version >= CONSUMER_TYPES
         usages = selectors.usages_totals(
             project_id=params["project_id"], user_id=params.get("user_id"),
             consumer_type=params.get("consumer_type"), grouped=grouped)

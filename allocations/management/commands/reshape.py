@@ -2,11 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from allocations.api.reshaper_views import (
-    RESHAPER_VERSION,
-    reshape_arguments,
-    reshaper_schema,
-)
+from allocations.api.reshaper_views import reshape_arguments, reshaper_schema
 from allocations.models import Allocation
 from allocations.reshaper import reshape
 from placement_site.api import microversion
@@ -67,9 +63,10 @@ def _version(text):
         version = microversion.negotiate(f"{microversion.SERVICE_TYPE} {text}")
     except (microversion.InvalidVersion, microversion.UnacceptableVersion) as exc:
         raise CommandError(f"--microversion: {exc}")
-    if version < RESHAPER_VERSION:
+    if version < microversion.RESHAPER:
         raise _refused(404, None, f"The reshaper exists from microversion "
-                                  f"{'.'.join(map(str, RESHAPER_VERSION))}; got {version}.")
+                                  f"{microversion.Version(*microversion.RESHAPER)}; "
+                                  f"got {version}.")
     return version
 
 

@@ -6,6 +6,7 @@ gating, hence media_first=True.
 from django.utils import timezone
 from rest_framework.response import Response
 
+from placement_site.api.microversion import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
 from placement_site.api.viewsets import PlacementViewSet, endpoint
 from providers.selectors import providers as selectors
 from providers.services import aggregates as services
@@ -19,28 +20,27 @@ GENERATION_SCHEMA = {
     "required": ["aggregates", "resource_provider_generation"],
     "additionalProperties": False,
 }
-GENERATION_VERSION = (1, 19)
 
 
 class ProviderAggregateViewSet(PlacementViewSet):
 
     def _render(self, request, provider, aggregates):
         body = {"aggregates": aggregates}
-        if request.version >= GENERATION_VERSION:
+        if request.version >= AGGREGATES_GENERATION:
             body["resource_provider_generation"] = provider.generation
         return self.cache_headers(request, Response(body), timezone.now())
 
-    @endpoint("placement:resource_providers:aggregates:list", min_version=(1, 1),
+    @endpoint("placement:resource_providers:aggregates:list", min_version=PROVIDER_AGGREGATES,
               accept=True, media_first=True)
     def list(self, request, uuid):
         provider = selectors.provider_get(uuid)
         return self._render(request, provider, selectors.aggregate_uuids_of(provider))
 
-    @endpoint("placement:resource_providers:aggregates:update", min_version=(1, 1),
+    @endpoint("placement:resource_providers:aggregates:update", min_version=PROVIDER_AGGREGATES,
               content_type=True, media_first=True)
     def update(self, request, uuid):
         provider = selectors.provider_get(uuid)
-        with_generation = request.version >= GENERATION_VERSION
+        with_generation = request.version >= AGGREGATES_GENERATION
         body = self.json_body(request, GENERATION_SCHEMA if with_generation
                               else AGGREGATES_SCHEMA)
         aggregates = body["aggregates"] if with_generation else body

@@ -3,6 +3,7 @@ from django.utils import timezone
 from rest_framework.response import Response
 
 from placement_site.api.exceptions import NotFound
+from placement_site.api.microversion import DELETE_ALL_INVENTORIES
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
 from providers import rules
 from providers.api.views.resource_providers import capacity_rule
@@ -75,7 +76,7 @@ class InventoryViewSet(PlacementViewSet):
                              "inventories": records})
         return self.cache_headers(request, response, timezone.now())
 
-    @endpoint("placement:resource_providers:inventories:delete", min_version=(1, 5),
+    @endpoint("placement:resource_providers:inventories:delete", min_version=DELETE_ALL_INVENTORIES,
               gate_status=405)
     def destroy_all(self, request, uuid):
         provider = selectors.provider_get(uuid)

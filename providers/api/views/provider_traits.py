@@ -1,6 +1,7 @@
 """/resource_providers/{uuid}/traits (traits.md, provider traits)."""
 from rest_framework.response import Response
 
+from placement_site.api.microversion import TRAITS
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
 from providers.selectors import providers as selectors
 from providers.services import provider_traits as services
@@ -25,12 +26,12 @@ class ProviderTraitViewSet(PlacementViewSet):
         stamp = latest(*(latest(t.created_at, t.updated_at) for t in traits))
         return self.cache_headers(request, response, stamp)
 
-    @endpoint("placement:resource_providers:traits:list", min_version=(1, 6), accept=True)
+    @endpoint("placement:resource_providers:traits:list", min_version=TRAITS, accept=True)
     def list(self, request, uuid):
         provider = selectors.provider_get(uuid)
         return self._render(request, provider, selectors.traits_of(provider))
 
-    @endpoint("placement:resource_providers:traits:update", min_version=(1, 6),
+    @endpoint("placement:resource_providers:traits:update", min_version=TRAITS,
               content_type=True)
     def update(self, request, uuid):
         body = self.json_body(request, PUT_SCHEMA)
@@ -40,7 +41,7 @@ class ProviderTraitViewSet(PlacementViewSet):
             generation=body["resource_provider_generation"])
         return self._render(request, provider, traits)
 
-    @endpoint("placement:resource_providers:traits:delete", min_version=(1, 6))
+    @endpoint("placement:resource_providers:traits:delete", min_version=TRAITS)
     def destroy(self, request, uuid):
         provider = selectors.provider_get(uuid)
         services.provider_traits_delete(provider=provider)

@@ -5,6 +5,7 @@ from django.db.models import Max
 from rest_framework.response import Response
 
 from placement_site.api.exceptions import BadRequest
+from placement_site.api.microversion import RESOURCE_CLASS_PUT_CREATES, RESOURCE_CLASSES
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest, validate
 from providers import rules
 from providers.exceptions import ResourceClassNotFound
@@ -27,7 +28,7 @@ class ResourceClassViewSet(PlacementViewSet):
         return {"name": name,
                 "links": [{"rel": "self", "href": self.href(f"/resource_classes/{name}")}]}
 
-    @endpoint("placement:resource_classes:list", min_version=(1, 2), accept=True)
+    @endpoint("placement:resource_classes:list", min_version=RESOURCE_CLASSES, accept=True)
     def list(self, request):
         classes = list(ResourceClass.objects.order_by("id").values("name", "created_at",
                                                                     "updated_at"))
@@ -36,14 +37,14 @@ class ResourceClassViewSet(PlacementViewSet):
         stamps = [latest(rc["created_at"], rc["updated_at"]) for rc in classes]
         return self.cache_headers(request, response, latest(*stamps))
 
-    @endpoint("placement:resource_classes:create", min_version=(1, 2), content_type=True)
+    @endpoint("placement:resource_classes:create", min_version=RESOURCE_CLASSES, content_type=True)
     def create(self, request):
         name = self.json_body(request, BODY_SCHEMA)["name"]
         services.resource_class_create(name=name)
         return self.no_content(201, {"Location": self.location(request,
                                                                f"/resource_classes/{name}")})
 
-    @endpoint("placement:resource_classes:show", min_version=(1, 2), accept=True)
+    @endpoint("placement:resource_classes:show", min_version=RESOURCE_CLASSES, accept=True)
     def retrieve(self, request, name):
         rc = ResourceClass.objects.filter(name=name).first()
         if rc is None:
@@ -52,24 +53,24 @@ class ResourceClassViewSet(PlacementViewSet):
         return self.cache_headers(request, response, latest(rc.created_at, rc.updated_at))
 
     def update(self, request, name):
-        if request.version >= (1, 7):
+        if request.version >= RESOURCE_CLASS_PUT_CREATES:
             return self._ensure(request, name)
         return self._rename(request, name)
 
-    @endpoint("placement:resource_classes:update", min_version=(1, 2), content_type=True)
+    @endpoint("placement:resource_classes:update", min_version=RESOURCE_CLASSES, content_type=True)
     def _rename(self, request, name):
         new_name = self.json_body(request, BODY_SCHEMA)["name"]
         rc = services.resource_class_rename(name=name, new_name=new_name)
         return Response(self._representation(rc.name))
 
-    @endpoint("placement:resource_classes:update", min_version=(1, 7))
+    @endpoint("placement:resource_classes:update", min_version=RESOURCE_CLASS_PUT_CREATES)
     def _ensure(self, request, name):
         validate_custom_name(name)
         _, created = services.resource_class_ensure(name=name)
         location = self.location(request, f"/resource_classes/{name}")
         return self.no_content(201 if created else 204, {"Location": location})
 
-    @endpoint("placement:resource_classes:delete", min_version=(1, 2))
+    @endpoint("placement:resource_classes:delete", min_version=RESOURCE_CLASSES)
     def destroy(self, request, name):
         services.resource_class_delete(name=name)
         return self.no_content()

@@ -6,6 +6,19 @@ from django.utils import timezone
 from rest_framework.response import Response
 
 from placement_site.api.exceptions import BadRequest
+from placement_site.api.microversion import (
+    CREATE_RETURNS_PROVIDER,
+    MIN_VERSION,
+    NESTED_PROVIDERS,
+    PROVIDER_AGGREGATES,
+    PROVIDER_ALLOCATIONS_LINK,
+    PROVIDERS_MEMBER_OF,
+    PROVIDERS_REQUIRED,
+    PROVIDERS_RESOURCES,
+    REPARENT,
+    TRAITS,
+    ZERO_CAPACITY,
+)
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
 from providers import query_params, rules
 from providers.selectors import providers as selectors
@@ -29,13 +42,13 @@ def list_query_schema(version):
         "name": {"type": "string"},
         "uuid": {"type": "string", "format": "uuid"},
     }
-    if version >= (1, 3):
+    if version >= PROVIDERS_MEMBER_OF:
         properties["member_of"] = {"type": "string"}
-    if version >= (1, 4):
+    if version >= PROVIDERS_RESOURCES:
         properties["resources"] = {"type": "string"}
-    if version >= (1, 14):
+    if version >= NESTED_PROVIDERS:
         properties["in_tree"] = {"type": "string", "format": "uuid"}
-    if version >= (1, 18):
+    if version >= PROVIDERS_REQUIRED:
         properties["required"] = {"type": "string"}
     return {"type": "object", "properties": properties, "additionalProperties": False}
 
@@ -45,7 +58,7 @@ def create_schema(version):
         "name": {"type": "string", "maxLength": 200},
         "uuid": {"type": "string", "format": "uuid"},
     }
-    if version >= (1, 14):
+    if version >= NESTED_PROVIDERS:
         properties["parent_provider_uuid"] = PARENT_SCHEMA
     return {"type": "object", "properties": properties, "required": ["name"],
             "additionalProperties": False}
@@ -53,7 +66,7 @@ def create_schema(version):
 
 def update_schema(version):
     properties = {"name": {"type": "string", "maxLength": 200}}
-    if version >= (1, 14):
+    if version >= NESTED_PROVIDERS:
         properties["parent_provider_uuid"] = PARENT_SCHEMA
     return {"type": "object", "properties": properties, "required": ["name"],
             "additionalProperties": False}
@@ -61,7 +74,7 @@ def update_schema(version):
 
 def capacity_rule(version):
     """Inventory capacity rule for a microversion (1.26 allows capacity 0)."""
-    return rules.CAPACITY_NON_NEGATIVE if version >= (1, 26) else rules.CAPACITY_POSITIVE
+    return rules.CAPACITY_NON_NEGATIVE if version >= ZERO_CAPACITY else rules.CAPACITY_POSITIVE
 
 
 class ProviderRepresentation:
@@ -70,13 +83,14 @@ class ProviderRepresentation:
     LINKS = (("self", ""), ("inventories", "/inventories"), ("usages", "/usages"),
              ("aggregates", "/aggregates"), ("traits", "/traits"),
              ("allocations", "/allocations"))
-    LINK_VERSIONS = {"aggregates": (1, 1), "traits": (1, 6), "allocations": (1, 11)}
+    LINK_VERSIONS = {"aggregates": PROVIDER_AGGREGATES, "traits": TRAITS,
+                     "allocations": PROVIDER_ALLOCATIONS_LINK}
 
     def __init__(self, viewset, version):
         self.prefix = viewset.href("")   # looked up once, not per link of every provider
-        self.tree_fields = version >= (1, 14)
+        self.tree_fields = version >= NESTED_PROVIDERS
         self.links = [(rel, suffix) for rel, suffix in self.LINKS
-                      if version >= self.LINK_VERSIONS.get(rel, (1, 0))]
+                      if version >= self.LINK_VERSIONS.get(rel, MIN_VERSION)]
 
     def __call__(self, row):
         base = f"{self.prefix}/resource_providers/{row['uuid']}"
@@ -130,7 +144,7 @@ class ResourceProviderViewSet(PlacementViewSet):
             name=body["name"], uuid=body.get("uuid"),
             parent_uuid=body.get("parent_provider_uuid"))
         location = self.location(request, f"/resource_providers/{provider.uuid}")
-        if request.version < (1, 20):
+        if request.version < CREATE_RETURNS_PROVIDER:
             return self.no_content(201, {"Location": location})
         row = selectors.provider_row(provider.pk)
         response = Response(ProviderRepresentation(self, request.version)(row),
@@ -151,7 +165,7 @@ class ResourceProviderViewSet(PlacementViewSet):
         provider, previous = services.provider_update(
             uuid=uuid, name=body["name"],
             parent_uuid=body.get("parent_provider_uuid", services.UNCHANGED),
-            allow_reparent=request.version >= (1, 37))
+            allow_reparent=request.version >= REPARENT)
         row = selectors.provider_row(provider.pk)
         response = Response(ProviderRepresentation(self, request.version)(row))
         return self.cache_headers(request, response, previous)

@@ -2,6 +2,7 @@
 from rest_framework.response import Response
 
 from placement_site.api.exceptions import BadRequest
+from placement_site.api.microversion import TRAITS
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
 from providers import rules
 from providers.exceptions import TraitNotFound
@@ -20,7 +21,7 @@ INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255
 
 class TraitViewSet(PlacementViewSet):
 
-    @endpoint("placement:traits:list", min_version=(1, 6), accept=True, query=True)
+    @endpoint("placement:traits:list", min_version=TRAITS, accept=True, query=True)
     def list(self, request):
         params = self.query_params(request, LIST_QUERY_SCHEMA)
         traits = Trait.objects.all()
@@ -49,7 +50,7 @@ class TraitViewSet(PlacementViewSet):
         stamp = latest(*(latest(c, u) for _, c, u in rows))
         return self.cache_headers(request, response, stamp)
 
-    @endpoint("placement:traits:show", min_version=(1, 6))
+    @endpoint("placement:traits:show", min_version=TRAITS)
     def retrieve(self, request, name):
         trait = Trait.objects.filter(name=name).first()
         if trait is None:
@@ -57,7 +58,7 @@ class TraitViewSet(PlacementViewSet):
         return self.cache_headers(request, self.no_content(),
                                   latest(trait.created_at, trait.updated_at))
 
-    @endpoint("placement:traits:update", min_version=(1, 6))
+    @endpoint("placement:traits:update", min_version=TRAITS)
     def update(self, request, name):
         if not rules.is_valid_custom_name(name):
             raise BadRequest(INVALID_TRAIT)
@@ -66,7 +67,7 @@ class TraitViewSet(PlacementViewSet):
                                    {"Location": self.location(request, f"/traits/{name}")})
         return self.cache_headers(request, response, trait.created_at)
 
-    @endpoint("placement:traits:delete", min_version=(1, 6))
+    @endpoint("placement:traits:delete", min_version=TRAITS)
     def destroy(self, request, name):
         services.trait_delete(name=name)
         return self.no_content()
