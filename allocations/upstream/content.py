@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from allocations.upstream.dbapi import to_utc
+from providers.rules import CUSTOM_PREFIX
 
 EPOCH = datetime(1970, 1, 1)
 MASK = (1 << 64) - 1
@@ -30,7 +31,7 @@ LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
 """
 SOURCE_CONSUMER_OK = ("(p.id IS NOT NULL AND u.id IS NOT NULL "
                       "AND (c.consumer_type_id IS NULL OR ct.id IS NOT NULL))")
-IS_CUSTOM = "SUBSTR(name, 1, 7) = 'CUSTOM_'"
+IS_CUSTOM = f"SUBSTR(name, 1, {len(CUSTOM_PREFIX)}) = '{CUSTOM_PREFIX}'"  # rules.is_custom()
 
 
 
