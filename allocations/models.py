@@ -10,27 +10,29 @@ from providers.models import ResourceClass, ResourceProvider
 UNKNOWN_CONSUMER_TYPE = "unknown"
 
 
-class Project(models.Model):
+class ExternalIdentity(models.Model):
+    """A Keystone project or user, known here only by its external id."""
+
     external_id = models.CharField(max_length=255, unique=True)
 
     class Meta:
-        db_table = "projects"
+        abstract = True
 
     def __str__(self):
         return self.external_id
 
 
-class User(models.Model):
-    external_id = models.CharField(max_length=255, unique=True)
+class Project(ExternalIdentity):
+    class Meta:
+        db_table = "projects"
 
+
+class User(ExternalIdentity):
     class Meta:
         db_table = "users"
         # not "users": the admin index lists Django's logins as Users too
         verbose_name = "Placement user"
         verbose_name_plural = "Placement users"
-
-    def __str__(self):
-        return self.external_id
 
 
 class ConsumerType(models.Model):

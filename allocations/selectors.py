@@ -50,9 +50,14 @@ def consumer_allocations_get(*, consumer_uuid):
     )
 
 
-def provider_get(*, uuid):
-    """The provider row (id, uuid, generation) or None."""
-    return ResourceProvider.objects.filter(uuid=uuid).values("id", "uuid", "generation").first()
+def provider_get(*, uuid, missing):
+    """The provider row (id, uuid, generation). Raises missing(uuid) when there is none:
+    each endpoint words that 404 its own way (allocations.exceptions)."""
+    provider = (ResourceProvider.objects.filter(uuid=uuid)
+                .values("id", "uuid", "generation").first())
+    if provider is None:
+        raise missing(uuid)
+    return provider
 
 
 def provider_allocations_list(*, provider_id):

@@ -280,6 +280,13 @@ def _parse_groups(lists, version):
 # --- §3.5 group consistency -----------------------------------------------------------
 
 
+def _orphaned(groups, param, attribute):
+    """The `param{suffix}` keys, comma-separated, of the resourceless groups that have
+    `attribute` (below SAME_SUBTREE a group that filters must also ask for resources)."""
+    return ", ".join(f"{param}{g.suffix}" for g in groups
+                     if g.resourceless and getattr(g, attribute))
+
+
 def _check_groups(groups, same_subtree, group_policy, version):
     if version >= SAME_SUBTREE:
         if all(group.resourceless for group in groups):
@@ -298,18 +305,14 @@ def _check_groups(groups, same_subtree, group_policy, version):
                 f"Real suffixes should be specified in `same_subtree`: {unknown} not found "
                 f"in {known}.", code=errors.QUERYPARAM_BAD_VALUE)
     else:
-        orphaned_traits = [f"required{g.suffix}" for g in groups
-                           if g.resourceless and g.required_sets]
-        if orphaned_traits:
-            raise InvalidQuery(
-                "All traits parameters must be associated with resources.  Found the "
-                "following orphaned traits keys: " + ", ".join(orphaned_traits))
-        orphaned_aggs = [f"member_of{g.suffix}" for g in groups
-                         if g.resourceless and g.aggregates]
-        if orphaned_aggs:
-            raise InvalidQuery(
-                "All member_of parameters must be associated with resources. Found the "
-                "following orphaned member_of keys: " + ", ".join(orphaned_aggs))
+        orphans = _orphaned(groups, "required", "required_sets")
+        if orphans:
+            raise InvalidQuery("All traits parameters must be associated with resources.  "
+                               "Found the following orphaned traits keys: " + orphans)
+        orphans = _orphaned(groups, "member_of", "aggregates")
+        if orphans:
+            raise InvalidQuery("All member_of parameters must be associated with resources. "
+                               "Found the following orphaned member_of keys: " + orphans)
         if any(g.resourceless for g in groups):
             raise InvalidQuery("All request groups must specify resources.")
         if not groups:

@@ -187,29 +187,33 @@ class InventoryInlineForm(forms.ModelForm):
         return rules.with_defaults({f: self.cleaned_data[f] for f in rules.INVENTORY_FIELDS})
 
 
-class InventoryInline(NoRelatedLinksMixin, admin.TabularInline):
+class ProviderSetInline(admin.TabularInline):
+    """One of the provider's sets (inventories, traits, aggregates): rows the provider
+    form hands to the set's service, one empty row to add to, `related` joined."""
+
+    formset = ServiceInlineFormSet
+    extra = 1
+    related = ()
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related(*self.related)
+
+
+class InventoryInline(NoRelatedLinksMixin, ProviderSetInline):
     model = Inventory
     form = InventoryInlineForm
-    formset = ServiceInlineFormSet
-    extra = 1
     verbose_name_plural = "inventories"
     fields = ["resource_class", *rules.INVENTORY_FIELDS]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("resource_class", "provider")
+    related = ("resource_class", "provider")
 
 
-class ProviderTraitInline(NoRelatedLinksMixin, admin.TabularInline):
+class ProviderTraitInline(NoRelatedLinksMixin, ProviderSetInline):
     model = ProviderTrait
-    formset = ServiceInlineFormSet
     fields = ["trait"]
     autocomplete_fields = ["trait"]
-    extra = 1
     verbose_name = "trait"
     verbose_name_plural = "traits"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("trait")
+    related = ("trait",)
 
 
 class ProviderAggregateForm(forms.ModelForm):
@@ -234,17 +238,13 @@ class ProviderAggregateForm(forms.ModelForm):
         return value
 
 
-class ProviderAggregateInline(admin.TabularInline):
+class ProviderAggregateInline(ProviderSetInline):
     model = ProviderAggregate
     form = ProviderAggregateForm
-    formset = ServiceInlineFormSet
     fields = ["aggregate_uuid"]
-    extra = 1
     verbose_name = "aggregate"
     verbose_name_plural = "aggregates"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("aggregate")
+    related = ("aggregate",)
 
 
 class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):

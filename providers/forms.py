@@ -31,6 +31,17 @@ def _split_names(text):
     return seen
 
 
+class NameListField(forms.CharField):
+    """A text area of names or uuids, one per line (or separated by spaces or commas);
+    cleans to a list, order kept, duplicates dropped. Empty is allowed: the empty set."""
+
+    def __init__(self, *, rows, **kwargs):
+        super().__init__(required=False, widget=forms.Textarea(attrs={"rows": rows}), **kwargs)
+
+    def to_python(self, value):
+        return _split_names(super().to_python(value))
+
+
 class GenerationField(forms.IntegerField):
     """The provider generation the user saw, posted back for the compare-and-swap."""
 
@@ -107,17 +118,16 @@ class InventoryForm(InventoryFieldsMixin):
 
 
 class TraitsForm(forms.Form):
-    traits = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 6}),
-        help_text="The provider's complete trait set: one name per line (or separated by "
-                  "spaces or commas). Leave empty to remove all traits.")
+    traits = NameListField(
+        rows=6, help_text="The provider's complete trait set: one name per line (or "
+                          "separated by spaces or commas). Leave empty to remove all traits.")
     create_custom = forms.BooleanField(
         required=False, label="Create missing CUSTOM_ traits",
         help_text="Otherwise an unknown trait name is an error.")
     generation = GenerationField()
 
     def clean_traits(self):
-        names = _split_names(self.cleaned_data["traits"])
+        names = self.cleaned_data["traits"]
         bad = [n for n in names if len(n) > 255]
         if bad:
             raise forms.ValidationError("Trait names are at most 255 characters.")
@@ -150,14 +160,13 @@ class TraitsForm(forms.Form):
 
 
 class AggregatesForm(forms.Form):
-    aggregates = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="The provider's complete aggregate set: one uuid per line. "
-                  "Leave empty to remove all aggregates.")
+    aggregates = NameListField(
+        rows=4, help_text="The provider's complete aggregate set: one uuid per line. "
+                          "Leave empty to remove all aggregates.")
     generation = GenerationField()
 
     def clean_aggregates(self):
-        names = _split_names(self.cleaned_data["aggregates"])
+        names = self.cleaned_data["aggregates"]
         bad = []
         for value in names:
             try:

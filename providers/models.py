@@ -10,43 +10,39 @@ from mptt.models import MPTTModel, TreeForeignKey
 
 from providers import rules
 
-class ResourceClass(models.Model):
-    """A countable kind of resource: a standard name or a CUSTOM_* one."""
+class CatalogueName(models.Model):
+    """A name of the catalogue: a standard one or a CUSTOM_* one (resource classes, traits)."""
 
-    name = models.CharField(max_length=255, unique=True)
+    name = models.CharField(max_length=rules.MAX_NAME_LENGTH, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_custom(self):
+        return rules.is_custom(self.name)
+
+
+class ResourceClass(CatalogueName):
+    """A countable kind of resource."""
 
     class Meta:
         db_table = "resource_classes"
         ordering = ["id"]
         verbose_name_plural = "resource classes"
 
-    def __str__(self):
-        return self.name
 
-    @property
-    def is_custom(self):
-        return rules.is_custom(self.name)
-
-
-class Trait(models.Model):
-    """A qualitative marker for providers: a standard name or a CUSTOM_* one."""
-
-    name = models.CharField(max_length=255, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(null=True, blank=True)
+class Trait(CatalogueName):
+    """A qualitative marker for providers."""
 
     class Meta:
         db_table = "traits"
         ordering = ["name"]
-
-    def __str__(self):
-        return self.name
-
-    @property
-    def is_custom(self):
-        return rules.is_custom(self.name)
 
 
 class Aggregate(models.Model):

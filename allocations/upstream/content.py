@@ -1,7 +1,8 @@
 """What clients can see of a Placement database, as comparable fingerprints.
 
-Each view is one SQL query written twice, against Placement's schema and
-against ours (same table names, some column names differ), yielding rows keyed
+Each view is one SQL query against Placement's schema and one against ours
+(same table names, some column names differ; where only the provider link
+column does, the query is written once, see same_query), yielding rows keyed
 by uuids and names only: ids never mean anything outside their database. A
 view's fingerprint is (row count, sum of row hashes mod 2**64), so it is
 independent of row order and collation and is computed while streaming, in
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from allocations.upstream.dbapi import to_utc
+from providers.rules import CUSTOM_PREFIX
 
 EPOCH = datetime(1970, 1, 1)
 MASK = (1 << 64) - 1
@@ -29,7 +31,15 @@ LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
 """
 SOURCE_CONSUMER_OK = ("(p.id IS NOT NULL AND u.id IS NOT NULL "
                       "AND (c.consumer_type_id IS NULL OR ct.id IS NOT NULL))")
-IS_CUSTOM = "SUBSTR(name, 1, 7) = 'CUSTOM_'"
+IS_CUSTOM = f"SUBSTR(name, 1, {len(CUSTOM_PREFIX)}) = '{CUSTOM_PREFIX}'"  # rules.is_custom()
+
+
+
+def same_query(sql, kinds):
+    """A view whose query reads alike in both schemas but for the provider link column,
+    written once as `{rp}`: resource_provider_id in Placement's, provider_id in ours."""
+    return (sql.format(rp="resource_provider_id"), sql.format(rp="provider_id"), kinds)
+
 
 # view name -> (query on Placement's schema, query on ours, kinds of the row's values)
 # kinds: s string, i integer, f float, t timestamp (created_at: the import writes
@@ -43,52 +53,34 @@ VIEWS = {
            FROM resource_providers rp
            LEFT JOIN resource_providers pp ON pp.id = rp.parent_id""",
         "ssisTT"),
-    "inventories": (
+    "inventories": same_query(
         """SELECT rp.uuid, rc.name, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size,
                   i.allocation_ratio, i.created_at, i.updated_at
            FROM inventories i
-           JOIN resource_providers rp ON rp.id = i.resource_provider_id
-           JOIN resource_classes rc ON rc.id = i.resource_class_id""",
-        """SELECT rp.uuid, rc.name, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size,
-                  i.allocation_ratio, i.created_at, i.updated_at
-           FROM inventories i
-           JOIN resource_providers rp ON rp.id = i.provider_id
+           JOIN resource_providers rp ON rp.id = i.{rp}
            JOIN resource_classes rc ON rc.id = i.resource_class_id""",
         "ssiiiiiftT"),
-    "custom resource classes": (
-        f"SELECT name, created_at, updated_at FROM resource_classes WHERE {IS_CUSTOM}",
-        f"SELECT name, created_at, updated_at FROM resource_classes WHERE {IS_CUSTOM}",
-        "stT"),
-    "custom traits": (
-        f"SELECT name, created_at, updated_at FROM traits WHERE {IS_CUSTOM}",
-        f"SELECT name, created_at, updated_at FROM traits WHERE {IS_CUSTOM}",
-        "stT"),
-    "provider traits": (
+    "custom resource classes": same_query(
+        f"SELECT name, created_at, updated_at FROM resource_classes WHERE {IS_CUSTOM}", "stT"),
+    "custom traits": same_query(
+        f"SELECT name, created_at, updated_at FROM traits WHERE {IS_CUSTOM}", "stT"),
+    "provider traits": same_query(
         """SELECT rp.uuid, t.name, x.created_at FROM resource_provider_traits x
-           JOIN resource_providers rp ON rp.id = x.resource_provider_id
-           JOIN traits t ON t.id = x.trait_id""",
-        """SELECT rp.uuid, t.name, x.created_at FROM resource_provider_traits x
-           JOIN resource_providers rp ON rp.id = x.provider_id
+           JOIN resource_providers rp ON rp.id = x.{rp}
            JOIN traits t ON t.id = x.trait_id""",
         "sst"),
     "aggregates": (
         "SELECT uuid, created_at FROM placement_aggregates WHERE uuid IS NOT NULL",
         "SELECT uuid, created_at FROM placement_aggregates",
         "st"),
-    "provider aggregates": (
+    "provider aggregates": same_query(
         """SELECT rp.uuid, a.uuid FROM resource_provider_aggregates x
-           JOIN resource_providers rp ON rp.id = x.resource_provider_id
-           JOIN placement_aggregates a ON a.id = x.aggregate_id""",
-        """SELECT rp.uuid, a.uuid FROM resource_provider_aggregates x
-           JOIN resource_providers rp ON rp.id = x.provider_id
+           JOIN resource_providers rp ON rp.id = x.{rp}
            JOIN placement_aggregates a ON a.id = x.aggregate_id""",
         "ss"),
-    "projects": ("SELECT external_id FROM projects", "SELECT external_id FROM projects", "s"),
-    "users": ("SELECT external_id FROM users", "SELECT external_id FROM users", "s"),
-    "consumer types": (
-        "SELECT name, created_at FROM consumer_types",
-        "SELECT name, created_at FROM consumer_types",
-        "st"),
+    "projects": same_query("SELECT external_id FROM projects", "s"),
+    "users": same_query("SELECT external_id FROM users", "s"),
+    "consumer types": same_query("SELECT name, created_at FROM consumer_types", "st"),
     "consumers": (
         f"""SELECT c.uuid, p.external_id, u.external_id, ct.name, c.generation,
                    c.created_at, c.updated_at

@@ -9,7 +9,7 @@ differently: placeholders, streaming cursors, snapshots, catalog queries.
 Driver errors are turned into UpstreamError (one line, no traceback).
 """
 import sqlite3
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -111,10 +111,8 @@ class Database:
         return connection
 
     def close(self):
-        try:
+        with suppress(DRIVER_ERRORS):
             self.connection.close()
-        except DRIVER_ERRORS:
-            pass
 
     # --- transactions -----------------------------------------------------------------
     def begin_snapshot(self):
@@ -129,10 +127,8 @@ class Database:
             self.connection.set_session(isolation_level="REPEATABLE READ", readonly=True)
 
     def end(self):
-        try:
+        with suppress(DRIVER_ERRORS):
             self.connection.rollback()
-        except DRIVER_ERRORS:
-            pass
 
     def begin_write(self):
         if self.dialect == "sqlite":

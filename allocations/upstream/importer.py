@@ -30,6 +30,7 @@ from providers.models import (
     Aggregate, Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider,
     Trait,
 )
+from providers.rules import CUSTOM_PREFIX
 
 BATCH_SIZE = 5000
 
@@ -115,8 +116,8 @@ def target_contents():
     """{what: count} of the rows that make our database non-empty."""
     counts = {model._meta.db_table: model.objects.count() for model in TARGET_TABLES}
     counts["custom resource_classes"] = ResourceClass.objects.filter(
-        name__startswith="CUSTOM_").count()
-    counts["custom traits"] = Trait.objects.filter(name__startswith="CUSTOM_").count()
+        name__startswith=CUSTOM_PREFIX).count()
+    counts["custom traits"] = Trait.objects.filter(name__startswith=CUSTOM_PREFIX).count()
     return {name: n for name, n in counts.items() if n}
 
 

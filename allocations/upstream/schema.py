@@ -11,29 +11,26 @@ FIRST_CUSTOM_CLASS_ID = 10000
 
 TS = [("created_at", "datetime", True), ("updated_at", "datetime", True)]
 
+
+
+def _lookup_table(table, column, kind, nullable=False):
+    """A table of timestamps, an id and one unique column, its constraint named
+    uniq_<table>0<column> as Placement's migrations name it."""
+    return (TS + [("id", "serial", False), (column, kind, nullable)], ("id",),
+            [(f"uniq_{table}0{column}", (column,))], [], [])
+
+
 # name -> (columns [(name, type, nullable)], primary key, unique constraints,
 #          indexes, foreign keys [(name or None, column, table)])
 TABLES = {
     "alembic_version": (
         [("version_num", "str32", False)], ("version_num",), [], [], []),
-    "consumer_types": (
-        TS + [("id", "serial", False), ("name", "str255", False)], ("id",),
-        [("uniq_consumer_types0name", ("name",))], [], []),
-    "placement_aggregates": (
-        TS + [("id", "serial", False), ("uuid", "str36", True)], ("id",),
-        [("uniq_placement_aggregates0uuid", ("uuid",))], [], []),
-    "projects": (
-        TS + [("id", "serial", False), ("external_id", "str255", False)], ("id",),
-        [("uniq_projects0external_id", ("external_id",))], [], []),
-    "users": (
-        TS + [("id", "serial", False), ("external_id", "str255", False)], ("id",),
-        [("uniq_users0external_id", ("external_id",))], [], []),
-    "resource_classes": (
-        TS + [("id", "serial", False), ("name", "str255", False)], ("id",),
-        [("uniq_resource_classes0name", ("name",))], [], []),
-    "traits": (
-        TS + [("id", "serial", False), ("name", "str255", False)], ("id",),
-        [("uniq_traits0name", ("name",))], [], []),
+    "consumer_types": _lookup_table("consumer_types", "name", "str255"),
+    "placement_aggregates": _lookup_table("placement_aggregates", "uuid", "str36", True),
+    "projects": _lookup_table("projects", "external_id", "str255"),
+    "users": _lookup_table("users", "external_id", "str255"),
+    "resource_classes": _lookup_table("resource_classes", "name", "str255"),
+    "traits": _lookup_table("traits", "name", "str255"),
     "resource_providers": (
         TS + [("id", "serial", False), ("uuid", "str36", False), ("name", "str200", True),
               ("generation", "int", True), ("root_provider_id", "int", True),

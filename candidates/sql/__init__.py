@@ -24,6 +24,20 @@ def fetch(sql, params=()):
         return cursor.fetchall()
 
 
+def fetch_links(sql, ids, scope, provider_column):
+    """Rows of a link-table query for some ids (traits, aggregates) in scope.
+
+    `sql` holds `{marks}`, one placeholder per id (deduplicated, ascending), and
+    `{where}`, the scope's restriction of `provider_column`. No query runs, and
+    no rows come back, when there are no ids or the scope is empty.
+    """
+    ids = sorted(set(ids))
+    if not ids or scope.empty:
+        return []
+    where, params = scope.provider_filter(provider_column)
+    return fetch(sql.format(marks=", ".join(["%s"] * len(ids)), where=where), ids + params)
+
+
 def in_ids(column, ids):
     """SQL fragment + params for `column IN ids` that takes one parameter, any size.
 

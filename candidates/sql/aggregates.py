@@ -1,22 +1,13 @@
 """Aggregate membership: for member_of filters and for sharing providers."""
-from candidates.sql import fetch, in_ids
+from candidates.sql import fetch, fetch_links, in_ids
 
 
 def provider_aggregates(aggregate_ids, scope):
-    """Rows (rp_id, aggregate_id) for the aggregates in scope.
-
-        SELECT pa.provider_id, pa.aggregate_id FROM resource_provider_aggregates pa
-        WHERE pa.aggregate_id IN (...) [AND pa.provider_id IN <scope>]
-    """
-    aggregate_ids = sorted(set(aggregate_ids))
-    if not aggregate_ids or scope.empty:
-        return []
-    marks = ", ".join(["%s"] * len(aggregate_ids))
-    where, params = scope.provider_filter("pa.provider_id")
-    return fetch(f"""
+    """Rows (rp_id, aggregate_id) for the aggregates in scope."""
+    return fetch_links("""
         SELECT pa.provider_id, pa.aggregate_id FROM resource_provider_aggregates pa
         WHERE pa.aggregate_id IN ({marks}){where}
-    """, aggregate_ids + params)
+    """, aggregate_ids, scope, "pa.provider_id")
 
 
 def sharing_anchor_roots(sharing_ids, scope):

@@ -1,22 +1,13 @@
 """Which providers have which of the traits a request mentions."""
-from candidates.sql import fetch
+from candidates.sql import fetch, fetch_links
 
 
 def provider_traits(trait_ids, scope):
-    """Rows (rp_id, trait_id) for the given traits in scope.
-
-        SELECT pt.provider_id, pt.trait_id FROM resource_provider_traits pt
-        WHERE pt.trait_id IN (...) [AND pt.provider_id IN <scope>]
-    """
-    trait_ids = sorted(set(trait_ids))
-    if not trait_ids or scope.empty:
-        return []
-    marks = ", ".join(["%s"] * len(trait_ids))
-    where, params = scope.provider_filter("pt.provider_id")
-    return fetch(f"""
+    """Rows (rp_id, trait_id) for the given traits in scope."""
+    return fetch_links("""
         SELECT pt.provider_id, pt.trait_id FROM resource_provider_traits pt
         WHERE pt.trait_id IN ({marks}){where}
-    """, trait_ids + params)
+    """, trait_ids, scope, "pt.provider_id")
 
 
 def providers_with_trait(trait_id):

@@ -69,16 +69,19 @@ REPLICA_FALLBACKS = Counter(
     "placement_replica_fallbacks",
     "Replica-routed requests the primary answered (replicas down or lagging).")
 
-# Per worker process: "liveall" keeps one series per live worker (pid label).
-WORKER_CPU_SECONDS = Gauge(
-    "placement_worker_cpu_seconds", "User and system CPU time of the worker process.",
-    multiprocess_mode="liveall")
-WORKER_MEMORY_BYTES = Gauge(
-    "placement_worker_resident_memory_bytes", "Resident memory of the worker process.",
-    multiprocess_mode="liveall")
-WORKER_START_TIME = Gauge(
-    "placement_worker_start_time_seconds", "When the worker process started (Unix time).",
-    multiprocess_mode="liveall")
+
+def _worker_gauge(name, documentation):
+    """A gauge of one worker process: "liveall" keeps one series per live worker (pid label)."""
+    return Gauge(name, documentation, multiprocess_mode="liveall")
+
+
+WORKER_CPU_SECONDS = _worker_gauge(
+    "placement_worker_cpu_seconds", "User and system CPU time of the worker process.")
+WORKER_MEMORY_BYTES = _worker_gauge(
+    "placement_worker_resident_memory_bytes", "Resident memory of the worker process.")
+WORKER_START_TIME = _worker_gauge(
+    "placement_worker_start_time_seconds", "When the worker process started (Unix time).")
+# Over all workers: "livesum" adds the live workers' values.
 WORKER_REQUESTS_IN_PROGRESS = Gauge(
     "placement_worker_requests_in_progress", "Requests being answered, over all workers.",
     multiprocess_mode="livesum")

@@ -13,9 +13,7 @@ class ProviderAllocationsViewSet(PlacementViewSet):
 
     @endpoint("placement:resource_providers:allocations:list", accept=True)
     def list(self, request, uuid):
-        provider = selectors.provider_get(uuid=uuid)
-        if provider is None:
-            raise ProviderNotFoundForAllocations(uuid)
+        provider = selectors.provider_get(uuid=uuid, missing=ProviderNotFoundForAllocations)
         allocations, last_modified = selectors.provider_allocations_list(
             provider_id=provider["id"])
         if request.version < CONSUMER_GENERATIONS:
@@ -30,9 +28,7 @@ class ProviderUsagesViewSet(PlacementViewSet):
 
     @endpoint("placement:resource_providers:usages", accept=True)
     def list(self, request, uuid):
-        provider = selectors.provider_get(uuid=uuid)
-        if provider is None:
-            raise ProviderNotFoundForUsages(uuid)
+        provider = selectors.provider_get(uuid=uuid, missing=ProviderNotFoundForUsages)
         body = {"resource_provider_generation": provider["generation"],
                 "usages": selectors.provider_usages(provider_id=provider["id"])}
         return self.cache_headers(request, Response(body))

@@ -35,6 +35,7 @@ import jsonschema
 from django.db import transaction
 
 from allocations.models import Allocation
+from placement_site.api.microversion import CONSUMER_TYPES, Version
 from placement_site.inprocess import PlacementClient
 from placement_site.jsonfile import read_json_file
 from providers import rules
@@ -439,8 +440,10 @@ def _import_consumers(client, wanted, report, progress):
             typed[consumer] = dict(body, consumer_type=entry["consumer_type"])
         else:
             untyped[consumer] = body
-    # One POST per form: consumer_type is required from 1.38, so untyped ones use 1.37.
-    for batch, version in ((typed, "1.38"), (untyped, "1.37")):
+    # One POST per form: consumer_type is required from CONSUMER_TYPES on, so untyped
+    # ones use the microversion just below it.
+    major, minor = CONSUMER_TYPES
+    for batch, version in ((typed, Version(major, minor)), (untyped, Version(major, minor - 1))):
         if batch:
             _call(client, "POST", "/allocations", batch, version=version)
             report.consumers_created.extend(batch)
