@@ -21,7 +21,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Sum
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -67,9 +67,11 @@ def _usage_map(providers):
 
 def _filter_query(request):
     """The request's filters as a query string, without the page and fragment keys."""
-    params = request.GET.copy()
-    for key in ("page", "start", "fragment"):
-        params.pop(key, None)
+    params = QueryDict(mutable=True)
+    for key, values in request.GET.lists():
+        kept = [value for value in values if value]   # a form's blank boxes say nothing
+        if key not in ("page", "start", "fragment") and kept:
+            params.setlist(key, kept)
     return params.urlencode()
 
 
@@ -165,12 +167,12 @@ def _list_context(request, filterset):
 @require_GET
 def provider_tree(request):
     """The provider trees, filtered like GET /resource_providers (providers.filtersets).
-    A refused filter value shows the API's message as a form error (400)."""
+    A refused filter value shows the API's message as a form error."""
     filterset = ProviderFilterSet(request.GET, queryset=ResourceProvider.objects.all())
     context = _list_context(request, filterset)
     matching = filterset.matching()
     if matching is None:
-        return render(request, "ui/providers.html", context, status=400)
+        return render(request, "ui/providers.html", context)
     page, entries = _tree_page(filterset, matching, request.GET.get("page"))
     context.update({
         "page": page, "entries": entries, "filtered": filterset.is_filtering(),
@@ -197,8 +199,7 @@ def provider_subtree(request, uuid):
     if matching is None:
         if fragment:
             return HttpResponse(status=400)
-        return render(request, "ui/provider_subtree.html", {**context, "parent": parent},
-                      status=400)
+        return render(request, "ui/provider_subtree.html", {**context, "parent": parent})
     try:
         start = max(0, int(request.GET.get("start", 0)))
     except ValueError:

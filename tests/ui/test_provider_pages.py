@@ -185,7 +185,7 @@ def test_add_child_link_preselects_the_parent(client, sample):
 def _tree_cell(body, name):
     """The tree connector drawn before a provider's name in the providers table."""
     import re
-    match = re.search(r'<span class="name">(.*?)<a href="[^"]*">' + re.escape(name) + "</a>", body)
+    match = re.search(r'<span class="name">(.*?)<a class="pname" href="[^"]*">' + re.escape(name) + "</a>", body)
     return match.group(1)
 
 
