@@ -28,15 +28,19 @@ PAGE_BUDGET = 200   # providers rendered on one page before trees show only thei
 
 
 def usage_bar(rc, used, capacity):
-    """One usage bar: {rc, used, capacity, width (0-100, for CSS), css, pct (exact or None)}."""
+    """One usage bar: {rc, used, capacity, width (0-100, for CSS), css, pct (exact or None),
+    label "used / capacity", title (with the percentage)}: the strings are made here
+    once, so that rows render without per-number template filters."""
     if capacity <= 0:
         width, css, pct = (100 if used else 0), ("over" if used else ""), None
+        title = f"{used} of {capacity}"
     else:
         pct = used * 100.0 / capacity
         css = "over" if pct > 100 else "high" if pct >= 85 else ""
         width = min(pct, 100.0)
+        title = f"{used} of {capacity} ({pct:.1f}%)"
     return {"rc": rc, "used": used, "capacity": capacity, "width": f"{width:.1f}",
-            "css": css, "pct": pct}
+            "css": css, "pct": pct, "label": f"{used} / {capacity}", "title": title}
 
 
 class Forest:
@@ -82,19 +86,28 @@ class Forest:
             del sums[node_id]
 
     def row(self, node):
-        """The template's facts of one provider row."""
-        node_id = node["id"]
+        """The template's facts of one provider row (display strings made here: a
+        page renders hundreds of rows, and each template lookup costs)."""
+        node_id, level = node["id"], node["level"]
         siblings = self.children.get(node["parent_id"])
+        match = self.matches is not None and node_id in self.matches
+        if level == 0:
+            branch = ""
+        else:
+            branch = "└" if siblings and siblings[-1]["id"] == node_id else "├"
         return {
             "kind": "node", "node": node,
             "has_kids": node_id in self.children,
             "size": self.size[node_id],
-            "last": bool(siblings) and siblings[-1]["id"] == node_id,
+            "branch": branch,
+            "css": "row" + (" match" if match else "") + ("" if level else " tree"),
+            "level": str(level),
+            "generation": str(node["generation"]),
             "inventories": [usage_bar(*row) for row in self.usage.get(node_id, ())],
             "totals": self.totals.get(node_id),
             "traits": self.traits.get(node_id, ()),
             "aggregates": self.aggregates.get(node_id, ()),
-            "match": self.matches is not None and node_id in self.matches,
+            "match": match,
         }
 
     def remaining(self, parent_id, start):
@@ -130,8 +143,8 @@ class _Layout:
             self.node(kids[index])
 
     def more(self, parent, start):
-        self.entries.append({"kind": "more", "parent": parent, "start": start,
-                             "level": parent["level"] + 1,
+        self.entries.append({"kind": "more", "parent": parent, "start": str(start),
+                             "level": str(parent["level"] + 1),
                              "count": self.forest.remaining(parent["id"], start)})
 
 

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
@@ -158,8 +159,14 @@ def _provider_context(provider):
 # --------------------------------------------------------------------------
 
 def _list_context(request, filterset):
+    """What the list, subtree and fragment templates share: the filters, their query
+    string, and URL prefixes reversed once rather than once a row."""
     query = _filter_query(request)
-    return {"filter": filterset, "query": query, "tag_query": f"{query}&" if query else "",
+    list_url = reverse("ui:providers")
+    return {"filter": filterset, "query": query, "list_url": list_url,
+            # a tag adds one more required= / member_of= to the filters shown
+            "tag_url": f"{list_url}?{query}&" if query else f"{list_url}?",
+            "provider_url": list_url,   # ui:provider is <list_url><uuid>/, its subtree .../subtree/
             "resource_class_names": forms.resource_class_names()}
 
 
