@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import log_in, screenshot
 from tests.factories import allocate, make_consumer, make_provider
 
 AGG = "5f2c7a34-3c0e-4d6e-8a43-000000000001"
@@ -150,3 +150,32 @@ def test_a_200_provider_tree_loads_progressively(ui, big_tree):
     devices = [n for n in names if n.startswith("big-host-s1-")]
     assert devices == sorted(devices) and len(devices) == 65
     screenshot(ui, "provider-list-big-tree-loaded")
+
+
+@pytest.fixture
+def no_js(browser, live_server, operator):
+    """A logged-in tab with JavaScript turned off."""
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False,
+                                  viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    log_in(tab)
+    yield tab
+    context.close()
+
+
+def test_without_javascript_subtrees_fold_and_more_links_open_a_page(no_js, big_tree):
+    no_js.goto("/ui/providers/")
+    socket = row(no_js, "big-host-socket0")
+    device = row(no_js, "big-host-s0-dev00")
+    assert device.is_visible()
+    socket.locator(".uuid").click()                   # <details> needs no script
+    device.wait_for(state="hidden")
+    socket.locator(".uuid").click()
+    device.wait_for(state="visible")
+    assert no_js.locator(".ptree .row:not(.head)").count() == 51   # 50 of the big tree + small
+    no_js.locator("a.more-link", has_text="under big-host-socket0").click()
+    no_js.wait_for_url(re.compile(r"/subtree/\?start=48"))
+    names = no_js.locator(".ptree .row:not(.head) .name > a.pname").all_inner_texts()
+    assert names == [f"big-host-s0-dev{d}" for d in range(48, 65)]
+    screenshot(no_js, "provider-list-subtree-page-without-js")
