@@ -36,6 +36,10 @@ from providers.tree_layout import Forest, layout_children, layout_trees, usage_b
 
 ROOTS_PER_PAGE = 20
 
+# Set on fragment answers: providers.js inserts only those (a login page that a
+# lapsed session redirects to is not spliced into the tree).
+FRAGMENT_HEADER = "X-Placement-Fragment"
+
 
 # --------------------------------------------------------------------------
 # Reads (a fixed number of queries each)
@@ -221,10 +225,6 @@ def provider_subtree(request, uuid):
         return response
     return render(request, "ui/provider_subtree.html", context)
 
-
-# Set on fragment answers: providers.js inserts only those (a login page that a
-# lapsed session redirects to is not spliced into the tree).
-FRAGMENT_HEADER = "X-Placement-Fragment"
 
 # Spreadsheets run a cell that starts with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
