@@ -10,6 +10,9 @@ app_name = "ui"
 urlpatterns = [
     path("", allocation_views.dashboard, name="dashboard"),
     path("providers/", provider_views.provider_tree, name="providers"),
+    path("providers.csv", provider_views.providers_csv, name="providers-csv"),
+    path("providers/<str:uuid>/subtree/", provider_views.provider_subtree,
+         name="provider-subtree"),
     path("providers/<str:uuid>/", provider_views.provider_detail, name="provider"),
     *[path(f"providers/<str:uuid>/{section}", provider_views.provider_edit,
            {"section": section}, name=f"provider-{section}")

@@ -33,6 +33,8 @@ providers_in_aggregates_ids(agg_uuids) — member of at least one of them
 member_of(qs, any_of_sets)             — at least one aggregate of every set
 not_member_of(qs, agg_uuids)           — member of none of them
 in_tree(qs, root_id)                   — providers whose root is ``root_id``
+over_capacity_provider_ids()           — providers using more of some class than its
+                                         capacity (inventory lowered under usage, reshaper)
 capacity_expression()                  — (total - reserved) * allocation_ratio in SQL
 usage_subquery(rc_id, provider_ref)    — SUM(used) of one class on the provider
                                          referenced by ``provider_ref`` (OuterRef)
@@ -105,6 +107,25 @@ def capacity_provider_ids(rc_id, amount):
                 _capacity=capacity_expression(),
             )
             .filter(_step_rest=0, _after__lte=F("_capacity"))
+            .values_list("provider_id", flat=True))
+
+
+def over_capacity_provider_ids():
+    """Ids of providers where the usage of some class exceeds its capacity.
+
+    Placement lets this happen (an inventory lowered below its usage, the
+    reshaper); such a provider takes no new allocation of the class.
+    SQL shape:
+        SELECT provider_id FROM inventories
+        WHERE COALESCE((SELECT SUM(used) FROM allocations a
+                        WHERE a.provider_id = inventories.provider_id
+                          AND a.resource_class_id = inventories.resource_class_id), 0)
+              > (total - reserved) * allocation_ratio
+    """
+    return (Inventory.objects
+            .annotate(_used=Cast(usage_subquery(OuterRef("resource_class_id")), FloatField()),
+                      _capacity=capacity_expression())
+            .filter(_used__gt=F("_capacity"))
             .values_list("provider_id", flat=True))
 
 

@@ -1,47 +1,49 @@
 """Provider pages of the operator UI (/ui/providers/): trees and one provider.
 
-Server-rendered pages for staff users (Django admin login). Reads are a
-constant number of queries per page, whatever the number of providers shown
-(the tree page batches inventories, usages, traits and aggregates for all the
-trees of a page). Every write goes through the same services as the API
+Server-rendered pages for staff users (Django admin login). The tree page
+filters like GET /resource_providers (providers.filtersets), orders trees by
+name or usage, lays them out as collapsible subtrees with subtree totals
+(providers.tree_layout) and loads big trees progressively (provider_subtree
+answers the "more" links); providers_csv exports the filtered list. Reads
+are a constant number of queries per page, whatever the number of providers
+shown (providers.selectors.trees batches inventories, usages, traits and
+aggregates for all the trees of a page). Every write goes through the same services as the API
 (inventories, traits, aggregates) with the provider generation the page was
 rendered with, so a concurrent change shows up as a conflict message.
 
 Imports go providers <- allocations: usage and allocations are read through
 the reverse relation ``ResourceProvider.allocations``, never the model.
 """
-from collections import defaultdict
-from urllib.parse import urlencode
+import csv
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Q, Sum
-from django.http import Http404
+from django.db.models import Sum
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from providers import forms
-from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.filtersets import ProviderFilterSet
+from providers.models import ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.rules import INVENTORY_FIELDS, reported_capacity
+from providers.selectors import trees
+from providers.tree_layout import Forest, layout_children, layout_trees, usage_bar
 
 ROOTS_PER_PAGE = 20
+
+# Set on fragment answers: providers.js inserts only those (a login page that a
+# lapsed session redirects to is not spliced into the tree).
+FRAGMENT_HEADER = "X-Placement-Fragment"
 
 
 # --------------------------------------------------------------------------
 # Reads (a fixed number of queries each)
 # --------------------------------------------------------------------------
-
-def _usage_level(used, cap):
-    """(percent for the bar width 0-100, css class, exact percent or None)."""
-    if cap <= 0:
-        return (100 if used else 0), ("over" if used else ""), None
-    pct = used * 100.0 / cap
-    css = "over" if pct > 100 else "high" if pct >= 85 else ""
-    return min(pct, 100.0), css, pct
-
 
 def usage_row(inv, used):
     """One inventory's usage bar: {inv, rc, used, capacity, width, css, pct}.
@@ -49,9 +51,7 @@ def usage_row(inv, used):
     `inv` has its resource_class loaded; shared with the dashboard (allocations.views).
     """
     cap = reported_capacity(inv.total, inv.reserved, inv.allocation_ratio)
-    width, css, pct = _usage_level(used, cap)
-    return {"inv": inv, "rc": inv.resource_class.name, "used": used, "capacity": cap,
-            "width": f"{width:.1f}", "css": css, "pct": pct}
+    return {"inv": inv, **usage_bar(inv.resource_class.name, used, cap)}
 
 
 def _inventory_rows(inventories, usage):
@@ -70,56 +70,58 @@ def _usage_map(providers):
     return {(r["id"], r["allocations__resource_class_id"]): r["used"] for r in rows}
 
 
-def _tree_page(query, page_number):
-    """One page of provider trees (roots paginated), with everything the table shows.
+def _filter_query(request):
+    """The request's filters as a query string, without the page and fragment keys."""
+    params = QueryDict(mutable=True)
+    for key, values in request.GET.lists():
+        kept = [value for value in values if value]   # a form's blank boxes say nothing
+        if key not in ("page", "start", "fragment") and kept:
+            params.setlist(key, kept)
+    return params.urlencode()
 
-    Queries: count + page of roots, then one each for the providers, inventories,
-    usages, traits and aggregates of those trees.
+
+def _forest(providers, matching):
+    """A tree_layout.Forest of `providers` (whole trees or one whole subtree);
+    `matching`: the filtered providers, or None when nothing is filtered. 6 queries."""
+    matches = None
+    if matching is not None:
+        matches = set(matching.filter(id__in=providers.values("id"))
+                      .values_list("id", flat=True))
+    traits, aggregates = trees.tags(providers)
+    return Forest(trees.tree_nodes(providers), trees.usage_by_class(providers),
+                  traits, aggregates, matches)
+
+
+def _ordered_roots(roots, sort, usage_of):
+    """Root ids in page order: by name (a lazy query the paginator slices), or by the
+    usage of their whole tree (`sort` "-usage" fullest first, "usage" emptiest first),
+    ties by name."""
+    if sort == "name":
+        return roots.order_by("name", "id").values_list("id", flat=True)
+    ratios = trees.usage_ratios(ResourceProvider.objects.filter(root_id__in=roots.values("id")),
+                                group_by="root_id", resource_class=usage_of)
+    sign = -1 if sort == "-usage" else 1
+    return [root_id for root_id, name in sorted(
+        roots.values_list("id", "name"), key=lambda r: (sign * ratios.get(r[0], 0.0), r[1]))]
+
+
+def _tree_page(filterset, matching, page_number):
+    """One page of provider trees (roots paginated) laid out for the template.
+
+    Queries: count + page of roots (or the usage order), then the providers,
+    inventories, usages, traits, aggregates and matches of those trees.
     """
-    roots = ResourceProvider.objects.filter(parent__isnull=True)
-    matching_ids = None
-    if query:
-        match = Q(name__icontains=query) | Q(uuid__icontains=query)
-        roots = roots.filter(id__in=ResourceProvider.objects.filter(match).values("root_id"))
-    paginator = Paginator(roots.order_by("name", "id").values_list("id", flat=True),
-                          ROOTS_PER_PAGE)
-    page = paginator.get_page(page_number)
+    filtered = filterset.is_filtering()
+    roots = (trees.roots_of(matching) if filtered
+             else ResourceProvider.objects.filter(parent__isnull=True))
+    page = Paginator(_ordered_roots(roots, *filterset.sort_key()), ROOTS_PER_PAGE).get_page(
+        page_number)
     root_ids = list(page.object_list)
-    trees = {root_id: [] for root_id in root_ids}
     if not root_ids:
         return page, []
-    in_trees = {"provider__root_id__in": root_ids}
-    providers = list(ResourceProvider.objects.filter(root_id__in=root_ids)
-                     .order_by("tree_id", "lft"))
-    if query:
-        lowered = query.lower()
-        matching_ids = {p.id for p in providers
-                        if lowered in p.name.lower() or lowered in p.uuid.lower()}
-    inventories = defaultdict(list)
-    for inv in Inventory.objects.filter(**in_trees).select_related("resource_class"):
-        inventories[inv.provider_id].append(inv)
-    usage = _usage_map(ResourceProvider.objects.filter(root_id__in=root_ids))
-    traits = defaultdict(list)
-    for rp_id, name in (ProviderTrait.objects.filter(**in_trees)
-                        .values_list("provider_id", "trait__name").order_by("trait__name")):
-        traits[rp_id].append(name)
-    aggregates = defaultdict(list)
-    for rp_id, agg in (ProviderAggregate.objects.filter(**in_trees)
-                       .values_list("provider_id", "aggregate__uuid").order_by("aggregate__uuid")):
-        aggregates[rp_id].append(agg)
-    # In tree order the last provider seen under a parent is its last child ("└", else "├").
-    last_child = {p.parent_id: p.id for p in providers}
-    for p in providers:
-        trees.setdefault(p.root_id, []).append({
-            "provider": p,
-            "indent": range(p.level),
-            "last_child": last_child[p.parent_id] == p.id,
-            "inventories": _inventory_rows(inventories[p.id], usage),
-            "traits": traits[p.id],
-            "aggregates": aggregates[p.id],
-            "match": matching_ids is not None and p.id in matching_ids,
-        })
-    return page, [trees[root_id] for root_id in root_ids if trees.get(root_id)]
+    forest = _forest(ResourceProvider.objects.filter(root_id__in=root_ids),
+                     matching if filtered else None)
+    return page, layout_trees(forest, [forest.nodes[root_id] for root_id in root_ids])
 
 
 def _provider_or_404(uuid):
@@ -160,15 +162,115 @@ def _provider_context(provider):
 # Pages
 # --------------------------------------------------------------------------
 
+def _list_context(request, filterset):
+    """What the list, subtree and fragment templates share: the filters, their query
+    string, and URL prefixes reversed once rather than once a row."""
+    query = _filter_query(request)
+    list_url = reverse("ui:providers")
+    return {"filter": filterset, "query": query, "list_url": list_url,
+            # a tag adds one more required= / member_of= to the filters shown
+            "tag_url": f"{list_url}?{query}&" if query else f"{list_url}?",
+            "provider_url": list_url,   # ui:provider is <list_url><uuid>/, its subtree .../subtree/
+            "resource_class_names": forms.resource_class_names()}
+
+
 @staff_member_required
 @require_GET
 def provider_tree(request):
-    query = request.GET.get("q", "").strip()
-    page, trees = _tree_page(query, request.GET.get("page"))
-    return render(request, "ui/providers.html", {
-        "q": query, "page": page, "trees": trees,
-        "page_query": urlencode({"q": query}) if query else "",
+    """The provider trees, filtered like GET /resource_providers (providers.filtersets).
+    A refused filter value shows the API's message as a form error."""
+    filterset = ProviderFilterSet(request.GET, queryset=ResourceProvider.objects.all())
+    context = _list_context(request, filterset)
+    matching = filterset.matching()
+    if matching is None:
+        return render(request, "ui/providers.html", context)
+    page, entries = _tree_page(filterset, matching, request.GET.get("page"))
+    context.update({
+        "page": page, "entries": entries, "filtered": filterset.is_filtering(),
+        "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2,
+                                                           on_ends=1),
     })
+    if context["filtered"]:
+        context["match_count"] = matching.count()
+    return render(request, "ui/providers.html", context)
+
+
+@staff_member_required
+@require_GET
+def provider_subtree(request, uuid):
+    """The children of one provider from index `start`, with their subtrees, under the
+    list's filters: what a "more" link of the tree page stands for. With
+    `fragment=1` only the rows (static/ui/providers.js inserts them in place),
+    otherwise a page of its own (the same link without JavaScript)."""
+    parent = _provider_or_404(uuid)
+    filterset = ProviderFilterSet(request.GET, queryset=ResourceProvider.objects.all())
+    context = _list_context(request, filterset)
+    fragment = request.GET.get("fragment") == "1"
+    matching = filterset.matching()
+    if matching is None:
+        if fragment:
+            return HttpResponse(status=400)
+        return render(request, "ui/provider_subtree.html", {**context, "parent": parent})
+    try:
+        start = max(0, int(request.GET.get("start", 0)))
+    except ValueError:
+        start = 0
+    forest = _forest(parent.get_descendants(include_self=True),
+                     matching if filterset.is_filtering() else None)
+    entries = layout_children(forest, forest.nodes[parent.pk], start)
+    context.update({"parent": parent, "entries": entries, "start": start})
+    if fragment:
+        response = render(request, "ui/_tree_rows.html", context)
+        response[FRAGMENT_HEADER] = "tree-rows"
+        return response
+    return render(request, "ui/provider_subtree.html", context)
+
+
+# Spreadsheets run a cell that starts with one of these as a formula.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_text(value):
+    return f"'{value}" if value.startswith(_FORMULA_START) else value
+
+
+@staff_member_required
+@require_GET
+def providers_csv(request):
+    """The filtered providers as CSV, one row each (flat, not paginated): uuid, name,
+    generation, parent and root uuids, traits and aggregates (space-separated),
+    then used and capacity of every resource class any of them has. Ordered by
+    name, or by the provider's own usage when the list is sorted by usage."""
+    filterset = ProviderFilterSet(request.GET, queryset=ResourceProvider.objects.all())
+    matching = filterset.matching()
+    if matching is None:
+        problems = [f"{name}: {error}" for name, errors in filterset.form.errors.items()
+                    for error in errors]
+        return HttpResponse("\n".join(problems) + "\n", status=400,
+                            content_type="text/plain; charset=utf-8")
+    rows = trees.export_rows(matching)
+    sort, usage_of = filterset.sort_key()
+    if sort != "name":
+        ratios = trees.usage_ratios(matching, group_by="id", resource_class=usage_of)
+        sign = -1 if sort == "-usage" else 1
+        rows.sort(key=lambda row: sign * ratios.get(row["id"], 0.0))  # stable: names stay in order
+    usage = trees.usage_by_class(matching)
+    traits, aggregates = trees.tags(matching)
+    classes = sorted({rc for by_class in usage.values() for rc, _, _ in by_class})
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="resource_providers.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["uuid", "name", "generation", "parent_provider_uuid",
+                     "root_provider_uuid", "traits", "aggregates",
+                     *[f"{rc} {what}" for rc in classes for what in ("used", "capacity")]])
+    for row in rows:
+        amounts = {rc: (used, capacity) for rc, used, capacity in usage.get(row["id"], ())}
+        writer.writerow([
+            row["uuid"], _csv_text(row["name"]), row["generation"],
+            row["parent_uuid"] or "", row["root_uuid"],
+            " ".join(traits.get(row["id"], ())), " ".join(aggregates.get(row["id"], ())),
+            *[value for rc in classes for value in amounts.get(rc, ("", ""))]])
+    return response
 
 
 @staff_member_required

@@ -5,10 +5,10 @@ provider_list() follows the lazy evaluation order of GET /resource_providers
 step and an empty result short-circuits before later names are validated.
 """
 from django.db.models import F, OuterRef, Subquery
+from django.db.models.query import EmptyQuerySet
 
 from providers import exceptions, querysets
 from providers.models import Inventory, ProviderAggregate, ResourceClass, ResourceProvider, Trait
-from providers.query_params import AggregateQuery, TraitQuery
 
 # Columns of the provider representation, fetched in one query.
 ROW_FIELDS = ("id", "uuid", "name", "generation", "parent_uuid", "root_uuid",
@@ -53,6 +53,70 @@ def _trait_ids(names):
     return found
 
 
+def narrow_to_tree(qs, in_tree):
+    """`qs` narrowed to the tree of the provider with uuid `in_tree` (an unknown
+    uuid: empty, as GET /resource_providers?in_tree= answers)."""
+    root_id = (ResourceProvider.objects.filter(uuid=in_tree)
+               .values_list("root_id", flat=True).first())
+    if root_id is None:
+        return qs.none()
+    return querysets.in_tree(qs, root_id)
+
+
+def narrow_by_traits(qs, required):
+    """`qs` narrowed by a query_params.TraitQuery (the provider's own traits).
+
+    Positive names are resolved first: when no provider at all has them the answer
+    is empty before the forbidden names are resolved (upstream's order). Raises
+    InvalidQuery naming unknown traits.
+    """
+    positive = set(required.required)
+    for names in required.any_of:
+        positive |= names
+    if positive:
+        ids = _trait_ids(positive)
+        having = querysets.with_trait_sets(
+            querysets.with_all_traits(ResourceProvider.objects.all(),
+                                      [ids[n] for n in required.required]),
+            [{ids[n] for n in names} for names in required.any_of])
+        if not having.exists():  # checked over all providers, as upstream does
+            return qs.none()
+        qs = qs.filter(id__in=having.values("id"))
+    if required.forbidden:
+        ids = _trait_ids(required.forbidden)
+        qs = querysets.without_traits(qs, list(ids.values()))
+    return qs
+
+
+def narrow_by_aggregates(qs, member_of):
+    """`qs` narrowed by a query_params.AggregateQuery (the provider's own aggregates)."""
+    if member_of.any_of:
+        members = querysets.member_of(ResourceProvider.objects.all(), member_of.any_of)
+        if not members.exists():  # checked over all providers, as upstream does
+            return qs.none()
+        qs = qs.filter(id__in=members.values("id"))
+    return querysets.not_member_of(qs, member_of.forbidden)
+
+
+def narrow_by_resources(qs, resources):
+    """`qs` narrowed to providers where each {class name: amount} fits now, alone.
+
+    Raises InvalidQuery for an unknown resource class.
+    """
+    found = dict(ResourceClass.objects.filter(name__in=list(resources))
+                 .values_list("name", "id"))
+    for rc_name in resources:
+        if rc_name not in found:
+            raise exceptions.InvalidQuery("Invalid resource class in resources parameter: "
+                                          f"No such resource class {rc_name}.")
+    return querysets.with_capacity(qs, {found[n]: amount for n, amount in resources.items()})
+
+
+def is_empty(qs):
+    """True when a narrowing step already knows the answer is empty (no query run)."""
+    return isinstance(qs, EmptyQuerySet)
+
+
 def provider_list(*, name=None, uuid=None, in_tree=None, required=None, member_of=None,
                   resources=None):
     """Providers matching every given filter, as representation rows (dicts).
@@ -64,56 +128,22 @@ def provider_list(*, name=None, uuid=None, in_tree=None, required=None, member_o
         member_of: query_params.AggregateQuery (the provider's own aggregates).
         resources: {class name: amount}; each must fit the provider alone.
     Raises InvalidQuery for unknown trait or resource class names that
-    evaluation reaches.
+    evaluation reaches: the steps run in upstream's order and an empty answer
+    stops them (the operator UI's provider filters call the same steps).
     """
-    required = required or TraitQuery()
-    member_of = member_of or AggregateQuery()
     qs = ResourceProvider.objects.all()
     if name is not None:
         qs = qs.filter(name=name)
     if uuid is not None:
         qs = qs.filter(uuid=uuid)
-
-    if in_tree is not None:
-        root_id = (ResourceProvider.objects.filter(uuid=in_tree)
-                   .values_list("root_id", flat=True).first())
-        if root_id is None:
-            return []
-        qs = querysets.in_tree(qs, root_id)
-
-    positive = set(required.required)
-    for names in required.any_of:
-        positive |= names
-    if positive:
-        ids = _trait_ids(positive)
-        having = querysets.with_trait_sets(
-            querysets.with_all_traits(ResourceProvider.objects.all(),
-                                      [ids[n] for n in required.required]),
-            [{ids[n] for n in names} for names in required.any_of])
-        if not having.exists():  # checked over all providers, as upstream does
-            return []
-        qs = qs.filter(id__in=having.values("id"))
-    if required.forbidden:
-        ids = _trait_ids(required.forbidden)
-        qs = querysets.without_traits(qs, list(ids.values()))
-
-    if member_of.any_of:
-        members = querysets.member_of(ResourceProvider.objects.all(), member_of.any_of)
-        if not members.exists():  # checked over all providers, as upstream does
-            return []
-        qs = qs.filter(id__in=members.values("id"))
-    qs = querysets.not_member_of(qs, member_of.forbidden)
-
-    if resources:
-        found = dict(ResourceClass.objects.filter(name__in=list(resources))
-                     .values_list("name", "id"))
-        for rc_name in resources:
-            if rc_name not in found:
-                raise exceptions.InvalidQuery("Invalid resource class in resources parameter: "
-                                 f"No such resource class {rc_name}.")
-        qs = querysets.with_capacity(qs, {found[n]: amount for n, amount in resources.items()})
-    narrowed = bool(positive or required.forbidden or member_of.any_of or member_of.forbidden
-                    or resources)
+    steps = [(narrow_to_tree, in_tree), (narrow_by_traits, required),
+             (narrow_by_aggregates, member_of), (narrow_by_resources, resources)]
+    for narrow, value in steps:
+        if value:
+            qs = narrow(qs, value)
+            if is_empty(qs):
+                return []
+    narrowed = bool(required or member_of or resources)
     return _rows(qs, narrowed)
 
 

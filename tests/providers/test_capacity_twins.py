@@ -75,3 +75,12 @@ def test_capacity_filter_equals_python(inventories):
                     for pk, (total, reserved, ratio, used) in inventories.items()
                     if used + amount <= rules.capacity(total, reserved, ratio)}
         assert fits == expected
+
+
+def test_over_capacity_filter_equals_python(inventories):
+    over = set(querysets.over_capacity_provider_ids())
+    expected = {Inventory.objects.get(pk=pk).provider_id
+                for pk, (total, reserved, ratio, used) in inventories.items()
+                if used > rules.capacity(total, reserved, ratio)}
+    assert over == expected
+    assert over and len(over) < len(inventories)

@@ -33,33 +33,48 @@ def test_non_staff_user_is_sent_to_login(db):
     assert response["Location"].startswith(reverse("admin:login"))
 
 
+def nodes(response):
+    """The provider rows of a tree page, in page order (tree_layout "node" entries)."""
+    return [e for e in response.context["entries"] if e["kind"] == "node"]
+
+
+def trees(response):
+    """[[node entries of one tree], ...] in page order."""
+    result = []
+    for entry in nodes(response):
+        if entry["node"]["level"] == 0:
+            result.append([])
+        result[-1].append(entry)
+    return result
+
+
 def test_provider_tree_is_indented_in_tree_order(client, sample):
     response = client.get(reverse("ui:providers"))
     assert response.status_code == 200
-    trees = response.context["trees"]
+    page = trees(response)
     # roots by name; each tree in MPTT order with its level
-    assert [[(n["provider"].name, len(n["indent"])) for n in tree] for tree in trees] == [
+    assert [[(n["node"]["name"], n["node"]["level"]) for n in tree] for tree in page] == [
         [("cn1", 0), ("cn1-numa0", 1), ("cn1-numa1", 1)],
         [("cn2", 0)],
         [("shared-disk", 0)],
     ]
-    numa0 = trees[0][1]
+    numa0 = page[0][1]
     assert [(r["rc"], r["used"], r["capacity"]) for r in numa0["inventories"]] == [("VCPU", 6, 8)]
-    assert trees[0][0]["traits"] == ["HW_CPU_X86_AVX2"]
-    assert trees[0][0]["aggregates"] == [sample["cn1"].aggregates.get().uuid]
+    assert page[0][0]["traits"] == ["HW_CPU_X86_AVX2"]
+    assert page[0][0]["aggregates"] == [sample["cn1"].aggregates.get().uuid]
     body = text(response)
     assert sample["numa1"].uuid in body and "HW_NUMA_ROOT" in body
 
 
 def test_provider_tree_search_by_name_and_uuid(client, sample):
     response = client.get(reverse("ui:providers"), {"q": "numa1"})
-    trees = response.context["trees"]
-    assert len(trees) == 1
-    assert [n["provider"].name for n in trees[0] if n["match"]] == ["cn1-numa1"]
+    page = trees(response)
+    assert len(page) == 1
+    assert [n["node"]["name"] for n in page[0] if n["match"]] == ["cn1-numa1"]
     response = client.get(reverse("ui:providers"), {"q": sample["cn2"].uuid[:13]})
-    assert [tree[0]["provider"].name for tree in response.context["trees"]] == ["cn2"]
+    assert [tree[0]["node"]["name"] for tree in trees(response)] == ["cn2"]
     response = client.get(reverse("ui:providers"), {"q": "no-such-thing"})
-    assert response.context["trees"] == []
+    assert response.context["entries"] == []
     assert "No provider matches" in text(response)
 
 
@@ -67,9 +82,9 @@ def test_provider_tree_paginates_roots(client, db):
     for i in range(25):
         make_provider(f"host-{i:02d}")
     first = client.get(reverse("ui:providers"))
-    assert len(first.context["trees"]) == 20
+    assert len(trees(first)) == 20
     second = client.get(reverse("ui:providers"), {"page": 2})
-    assert [t[0]["provider"].name for t in second.context["trees"]] == [
+    assert [t[0]["node"]["name"] for t in trees(second)] == [
         f"host-{i:02d}" for i in range(20, 25)]
     assert "page 2 of 2" in text(second)
 
@@ -97,7 +112,7 @@ def test_provider_tree_has_no_n_plus_one(client, db, django_assert_max_num_queri
             allocate(make_consumer(), child, VCPU=1)
     with django_assert_max_num_queries(len(small.captured_queries)) as big:
         response = client.get(reverse("ui:providers"))
-    assert sum(len(t) for t in response.context["trees"]) > 50
+    assert len(nodes(response)) > 50
     assert len(big.captured_queries) == len(small.captured_queries)
 
 
@@ -170,7 +185,7 @@ def test_add_child_link_preselects_the_parent(client, sample):
 def _tree_cell(body, name):
     """The tree connector drawn before a provider's name in the providers table."""
     import re
-    match = re.search(r'<td class="name">(.*?)<a href="[^"]*">' + re.escape(name) + "</a>", body)
+    match = re.search(r'<span class="name">(.*?)<a class="pname" href="[^"]*">' + re.escape(name) + "</a>", body)
     return match.group(1)
 
 

@@ -53,6 +53,18 @@ def list_query_schema(version):
     return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
+def list_query_refusal(params, version):
+    """The jsonschema.ValidationError refusing list query `params` ({key: last value})
+    at `version`, or None. Its str() is what the API's 400 message says after
+    "Invalid query string parameters: "; `.message` is that text's first line
+    (the operator UI shows it without the schema dump)."""
+    try:
+        jsonschema.validate(params, list_query_schema(version), format_checker=_QUERY_FORMATS)
+    except jsonschema.ValidationError as exc:
+        return exc
+    return None
+
+
 def create_schema(version):
     properties = {
         "name": {"type": "string", "maxLength": 200},
@@ -114,11 +126,9 @@ class ResourceProviderViewSet(PlacementViewSet):
 
     def _query(self, request):
         params = {key: request.GET.getlist(key)[-1] for key in request.GET}
-        try:
-            jsonschema.validate(params, list_query_schema(request.version),
-                                format_checker=_QUERY_FORMATS)
-        except jsonschema.ValidationError as exc:
-            raise BadRequest(f"Invalid query string parameters: {exc}")
+        refusal = list_query_refusal(params, request.version)
+        if refusal is not None:
+            raise BadRequest(f"Invalid query string parameters: {refusal}")
         filters = {key: params[key] for key in ("name", "uuid", "in_tree") if key in params}
         if "member_of" in params:
             filters["member_of"] = query_params.parse_member_of(
