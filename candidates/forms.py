@@ -32,3 +32,15 @@ class CandidatesForm(forms.Form):
 
     def api_path(self):
         return "/allocation_candidates?" + self.cleaned_data["q"]
+
+
+class WhyNotForm(CandidatesForm):
+    """The "why not?" explainer's form (/ui/candidates/why-not/ and why-not.json)."""
+
+    tree = forms.CharField(
+        label="Only the tree of (provider name or uuid)", required=False, max_length=255,
+        widget=forms.TextInput(attrs={"size": 30, "placeholder": "all trees"}))
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    def clean_tree(self):
+        return self.cleaned_data["tree"].strip() or None
