@@ -327,19 +327,25 @@ class _Explainer:
                 self._resourceless(out, index)
         out.reasons = tree_reasons
 
-    def _considered(self, root):
-        """The providers of the tree, then sharing providers of other trees serving it."""
-        return list(self.tree_rows.get(root, ())) + self.sharing_for.get(root, [])
+    def _considered(self, root, index):
+        """The providers of the tree, then the sharing providers of other trees serving
+        it that have inventory of one of the group's classes (others are beside the
+        point for a group with resources)."""
+        foreign = self.sharing_for.get(root, [])
+        classes = [rc for rc, _ in self.groups[index].amounts]
+        if classes:
+            foreign = [rp for rp in foreign if any((rp, rc) in self.rows for rc in classes)]
+        return list(self.tree_rows.get(root, ())) + foreign
 
     def _suffixed(self, out, index):
         """§4.3: one provider has all of the group's resources and passes its filters."""
         group, asked = self.groups[index], self.query.groups[index]
         suffix, facts = group.suffix, self.facts
-        considered = self._considered(out.root)
+        considered = self._considered(out.root, index)
         if group.in_tree_root is not None and group.in_tree_root != out.root:
             out.reasons.append(reasons.outside_in_tree(suffix, asked.in_tree))
-            considered = [rp for rp in self.sharing_for.get(out.root, [])
-                          if facts.root[rp] == group.in_tree_root]
+            considered = [rp for rp in considered
+                          if rp in facts.sharing and facts.root[rp] == group.in_tree_root]
         elif group.in_tree_root is not None:
             considered = [rp for rp in considered if facts.root[rp] == group.in_tree_root]
         for rp in considered:
@@ -354,7 +360,7 @@ class _Explainer:
         if not group.required and not group.member_of:
             out.reasons.append(reasons.resourceless_unfiltered(group.suffix))
             return
-        for rp in self._considered(out.root):
+        for rp in self._considered(out.root, index):
             out.add(rp, self._refusals(rp, index))
 
     def _unsuffixed(self, out, index):
@@ -370,7 +376,7 @@ class _Explainer:
                 "", self._aggregates(root, group.forbidden_aggregates), via_root=True))
         entries = [[] for _ in group.amounts]
         with_inventory = [0] * len(group.amounts)
-        for rp in self._considered(root):
+        for rp in self._considered(root, index):
             if root not in candidate_set.entry_anchors(rp, facts, tree_root):
                 continue
             found, fitting = [], []

@@ -212,12 +212,13 @@ def _form_error(form):
 @staff_member_required
 @require_GET
 def why_not(request):
-    """The explainer's page: a form, then per tree and per provider what excludes it."""
+    """The explainer's page: a form, then per tree and per provider what excludes it.
+    A refused query shows Placement's status, message and code in the page, which
+    itself answers 200 like the candidates page (the JSON answers the refusal's
+    status)."""
     form = WhyNotForm(request.GET if "q" in request.GET else None)
-    context, status = {"form": form}, 200
-    if form.is_bound and not form.is_valid():
-        status = 400
-    elif form.is_bound:
+    context = {"form": form}
+    if form.is_bound and form.is_valid():
         data = form.cleaned_data
         explanation, error = explain_query(data["q"], data["version"], page=data["page"],
                                            tree=data["tree"])
@@ -225,7 +226,7 @@ def why_not(request):
                         "candidates_query": urlencode({"q": data["q"],
                                                        "version": data["version"]})})
         if error:
-            context["error"], status = error, error["status"]
+            context["error"] = error
         else:
             base = {"q": data["q"], "version": data["version"]}
             if data["tree"]:
@@ -244,7 +245,7 @@ def why_not(request):
                 "last_tree": (info["number"] - 1) * info["per_page"]
                 + len(explanation["trees"]),
             })
-    return render(request, "ui/why_not.html", context, status=status)
+    return render(request, "ui/why_not.html", context)
 
 
 @staff_member_required
