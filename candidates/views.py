@@ -12,13 +12,15 @@ code the API sends at that microversion.
 The explainer parses the query the same way and asks candidates.explain, per
 tree and per provider, what keeps them out of the answer.
 """
-import json
 from http import HTTPStatus
+
+import orjson
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import JsonResponse, QueryDict
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
@@ -33,6 +35,20 @@ from placement_site.service_errors import SERVICE_ERRORS, error_code, error_mess
 from providers.models import ResourceProvider
 
 PER_PAGE = 50   # candidates per page of the explorer
+_UUID_SLOT = "00000000-0000-0000-0000-000000000000"
+
+
+def provider_links():
+    """uuid -> the provider page's URL, reversed once per page rather than once per
+    link ({% url %} on every row of a page of candidates cost more than the engine)."""
+    pattern = reverse("ui:provider", args=[_UUID_SLOT])
+    return lambda uuid: pattern.replace(_UUID_SLOT, uuid)
+
+
+def raw_json(body):
+    """A response document as indented JSON with sorted keys (orjson: json.dumps with
+    indent= runs in pure Python, slow on a page of candidates)."""
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
 
 
 def refusal(exc, version):
@@ -103,12 +119,13 @@ def _candidate_tables(body, result=None, first=1):
         tree_uuids = [result.uuids[root] for root in result.trees]
         uuids.update(tree_uuids)
     names = dict(ResourceProvider.objects.filter(uuid__in=uuids).values_list("uuid", "name"))
+    link = provider_links()
     candidate_rows = []
     for index, req in enumerate(normalised, start=first):
         candidate_rows.append({
             "index": index,
             "allocations": [
-                {"uuid": u, "name": names.get(u, ""),
+                {"uuid": u, "name": names.get(u, ""), "url": link(u),
                  "resources": sorted(a.get("resources", {}).items())}
                 for u, a in sorted(req["allocations"].items(), key=lambda i: names.get(i[0], i[0]))
             ],
@@ -120,7 +137,7 @@ def _candidate_tables(body, result=None, first=1):
         root = summary.get("root_provider_uuid")
         parent = summary.get("parent_provider_uuid")
         summary_rows.append({
-            "uuid": u, "name": names.get(u, ""),
+            "uuid": u, "name": names.get(u, ""), "url": link(u),
             "root": root, "root_name": names.get(root, ""),
             "parent": parent, "parent_name": names.get(parent, ""),
             "resources": sorted((rc, r.get("used"), r.get("capacity"))
@@ -137,6 +154,7 @@ def _candidate_tables(body, result=None, first=1):
             group = by_tree.get(root)
             if group is None:
                 group = by_tree[root] = {"uuid": uuid, "name": names.get(uuid, ""),
+                                         "url": link(uuid),
                                          "in_answer": result.tree_counts[root], "rows": []}
                 groups.append(group)
             group["rows"].append(row)
@@ -155,7 +173,7 @@ def candidates(request):
         body, error, result = run_query(query, version, page=page_number)
         context.update({"ran": True, "status": error["status"] if error else 200,
                         "api_path": form.api_path(), "version": version,
-                        "raw": json.dumps(body, indent=2, sort_keys=True),
+                        "raw": raw_json(body),
                         "why_not_query": urlencode({"q": query, "version": version})})
         if error:
             context["error"] = error
@@ -234,9 +252,7 @@ def why_not(request):
             info = explanation["page"]
             context.update({
                 "explanation": explanation,
-                "trees": [dict(tree, has_provider_reasons=any(p["reasons"]
-                                                              for p in tree["providers"]))
-                          for tree in explanation["trees"]],
+                "trees": _tree_cards(explanation["trees"]),
                 "page_query": urlencode(base),
                 "json_query": urlencode({**base, "page": info["number"]}),
                 "page_links": list(Paginator(range(info["trees"] or 1), info["per_page"])
@@ -246,6 +262,20 @@ def why_not(request):
                 + len(explanation["trees"]),
             })
     return render(request, "ui/why_not.html", context)
+
+
+def _tree_cards(trees):
+    """The explanation's trees with what the page adds: links, and whether any provider
+    has a reason (a fitting tree folds its providers away)."""
+    link = provider_links()
+    cards = []
+    for tree in trees:
+        card = dict(tree, url=link(tree["root"]["uuid"]),
+                    has_provider_reasons=any(p["reasons"] for p in tree["providers"]))
+        card["providers"] = [dict(p, url=link(p["uuid"])) for p in tree["providers"]]
+        card["shared_with"] = [dict(t, url=link(t["uuid"])) for t in tree["shared_with"]]
+        cards.append(card)
+    return cards
 
 
 @staff_member_required
