@@ -83,7 +83,7 @@ class Facts:
 # --- the filters of §4.1, on one provider (or set of providers) ---------------------------
 #
 # Each rule is one named predicate. Generation applies them (or the set operations built
-# from the same sets, see group_filters) and the explainer (explain.py) asks the same
+# from the same sets, see group_filters) and the explainer (candidates/explain/) asks the same
 # functions *why* a provider is left out, so an explanation cannot disagree with the answer.
 
 # Why an amount does not fit an inventory (§4.1 "Fits"), in the order they are checked.

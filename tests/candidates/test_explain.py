@@ -1,4 +1,4 @@
-"""candidates/explain.py: each kind of reason, asked of the explainer directly."""
+"""candidates/explain/: each kind of reason, asked of the explainer directly."""
 import pytest
 from django.http import QueryDict
 

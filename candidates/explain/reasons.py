@@ -1,4 +1,4 @@
-"""The reasons of the "why not?" explainer (explain.py): one small builder per kind.
+"""The reasons of the "why not?" explainer (candidates.explain): one builder per kind.
 
 Pure code. Each builder returns a plain dict, the unit of the explainer's JSON::
 
@@ -23,8 +23,8 @@ MISSING_TRAIT = "missing_trait"          # lacks (every trait of) a required any
 FORBIDDEN_TRAIT = "forbidden_trait"
 NOT_IN_AGGREGATE = "not_in_aggregate"    # positive member_of clause not met
 FORBIDDEN_AGGREGATE = "forbidden_aggregate"
-IN_TREE = "in_tree"                      # outside the group's in_tree tree
 # --- one tree -------------------------------------------------------------------------
+IN_TREE = "in_tree"                      # the tree is outside the group's in_tree tree
 ROOT_REQUIRED = "root_required"          # the root lacks a root_required trait
 ROOT_FORBIDDEN = "root_forbidden"        # the root has a root_required !trait
 NO_PROVIDER = "no_provider"              # unsuffixed group: no provider can supply a class
