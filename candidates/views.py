@@ -188,6 +188,7 @@ def candidates(request):
                 "page_links": list(paginator.get_elided_page_range(page.number)),
                 "page_query": urlencode({"q": query, "version": version}),
                 "trees_in_answer": len(result.tree_counts or ()),
+                "randomized": engine_options()["randomize"],
             })
     return render(request, "ui/candidates.html", context)
 
@@ -202,9 +203,10 @@ def _page_number(value):
 # --- why not? -----------------------------------------------------------------------------
 
 
-def explain_query(query_string, version, *, page=1, tree=None):
+def explain_query(query_string, version, *, page=1, per_page=None, tree=None):
     """Explain GET /allocation_candidates?query_string at `version` ("1.39") over one page
-    of trees (or the tree of the provider named or with uuid `tree`).
+    of trees (per_page of them, default explain.PER_PAGE) or the tree of the provider
+    named or with uuid `tree`.
 
     Returns (explanation, None) (candidates.explain's document) or (None, error) with
     error = {status, title, code, detail} as the API would refuse the query.
@@ -212,7 +214,8 @@ def explain_query(query_string, version, *, page=1, tree=None):
     version = Version.parse(version)
     try:
         parsed = parse_request(QueryDict(query_string), version)
-        return explain.explain(parsed.query, page=page or 1, tree=tree,
+        return explain.explain(parsed.query, page=page or 1,
+                               per_page=per_page or explain.PER_PAGE, tree=tree,
                                max_candidates=engine_options()["max_candidates"]), None
     except SERVICE_ERRORS as exc:
         return None, refusal(exc, version)[1]
@@ -239,7 +242,7 @@ def why_not(request):
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         explanation, error = explain_query(data["q"], data["version"], page=data["page"],
-                                           tree=data["tree"])
+                                           per_page=data["per_page"], tree=data["tree"])
         context.update({"ran": True, "version": data["version"], "api_path": form.api_path(),
                         "candidates_query": urlencode({"q": data["q"],
                                                        "version": data["version"]})})
@@ -247,8 +250,9 @@ def why_not(request):
             context["error"] = error
         else:
             base = {"q": data["q"], "version": data["version"]}
-            if data["tree"]:
-                base["tree"] = data["tree"]
+            for optional in ("tree", "per_page"):
+                if data[optional]:
+                    base[optional] = data[optional]
             info = explanation["page"]
             context.update({
                 "explanation": explanation,
@@ -282,13 +286,15 @@ def _tree_cards(trees):
 @require_GET
 def why_not_json(request):
     """The explanation as JSON for scripts (shape: candidates.explain's docstring), plus
-    the query and version; a refused query -> {"error": {...}} with its status."""
+    the query and version. Parameters: q, version, and optionally page, per_page (up to
+    explain.MAX_PER_PAGE trees) and tree. A refused query -> {"error": {status, title,
+    code, detail}} with its status (400)."""
     form = WhyNotForm(request.GET)
     if not form.is_valid():
         return JsonResponse({"error": _form_error(form)}, status=400)
     data = form.cleaned_data
     explanation, error = explain_query(data["q"], data["version"], page=data["page"],
-                                       tree=data["tree"])
+                                       per_page=data["per_page"], tree=data["tree"])
     if error:
         return JsonResponse({"error": error}, status=error["status"])
     return JsonResponse({"query": data["q"], "version": data["version"], **explanation})

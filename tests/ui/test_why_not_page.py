@@ -95,6 +95,10 @@ def test_pages_of_trees(client, db):
     assert [t["root"]["name"] for t in document["trees"]] == [f"host{i}" for i in range(20, 25)]
     body = page(client, "resources=VCPU:4").content.decode()
     assert "page 1 of 2" in body and "page=2" in body
+    document = as_json(client, "resources=VCPU:4", per_page=100).json()
+    assert document["page"] == {"number": 1, "per_page": 100, "pages": 1, "trees": 25}
+    assert len(document["trees"]) == 25
+    assert as_json(client, "resources=VCPU:4", per_page=101).status_code == 400
 
 
 @pytest.mark.parametrize("q, version, code, detail", [
