@@ -48,7 +48,9 @@ class Facts:
     sharing: ids of sharing providers; sharing_anchors: rp -> anchor roots in
     this batch besides its own root; holds_root(root) -> is the root an
     anchor of this batch; every_provider: the rows of every provider when the
-    batch covered the whole database and read them all (else None).
+    batch covered the whole database and read them all (else None);
+    loaded_rows: capacity.inventories rows of the requested classes, when the
+    loader was asked to keep them (the explainer's numbers).
     """
 
     holds_root: object
@@ -62,6 +64,7 @@ class Facts:
     sharing_anchors: dict = field(default_factory=dict)
     every_provider: list = None   # trees.providers rows, when the batch read them all
     inventory_rows: list = None   # capacity.inventories rows of a whole-database batch
+    loaded_rows: list = None      # every inventory row read, when the loader kept them
 
     def anchors(self, rp):
         """Anchors in this batch a provider may serve: its root, plus more if sharing."""
@@ -78,6 +81,39 @@ class Facts:
 
 
 # --- the filters of §4.1, on one provider (or set of providers) ---------------------------
+#
+# Each rule is one named predicate. Generation applies them (or the set operations built
+# from the same sets, see group_filters) and the explainer (candidates/explain/) asks the same
+# functions *why* a provider is left out, so an explanation cannot disagree with the answer.
+
+# Why an amount does not fit an inventory (§4.1 "Fits"), in the order they are checked.
+MIN_UNIT, MAX_UNIT, STEP_SIZE, CAPACITY = "min_unit", "max_unit", "step_size", "capacity"
+
+
+def misfit(n, used, usable, min_unit, max_unit, step_size):
+    """None if amount n fits an inventory, else the rule it breaks (MIN_UNIT, MAX_UNIT,
+    STEP_SIZE or CAPACITY): n fits iff min_unit <= n <= max_unit, n % step_size == 0 and
+    used + n <= usable, where usable is providers.rules.capacity() of the inventory."""
+    if n < min_unit:
+        return MIN_UNIT
+    if n > max_unit:
+        return MAX_UNIT
+    if n % step_size:
+        return STEP_SIZE
+    if used + n > usable:
+        return CAPACITY
+    return None
+
+
+def consolidated_misfit(amount, used, usable, max_unit):
+    """None if the sum `amount` of several groups' amounts of one class on one provider
+    still fits (§4.4 rule 3: capacity and max_unit only, min_unit and step_size are not
+    re-checked on sums), else CAPACITY or MAX_UNIT."""
+    if used + amount > usable:
+        return CAPACITY
+    if amount > max_unit:
+        return MAX_UNIT
+    return None
 
 
 def meets_every(clauses, held):
@@ -130,16 +166,69 @@ def group_partials(group, facts, root_ok):
     return _single_provider(group, facts, root_ok, _fitting_everything(group, facts))
 
 
-def _member_sets(group, facts):
-    """(providers in M or None when no positive member_of, providers in F,
-    providers having a forbidden trait), computed once per group."""
+GroupFilters = namedtuple("GroupFilters", "clause_members in_m in_f bad_traits holders")
+GroupFilters.__doc__ = """The provider sets a group's filters of §4.1 select in one batch:
+clause_members: per positive member_of clause, the providers in one of its aggregates;
+in_m: their intersection M (None without positive member_of); in_f: F, the providers
+in a forbidden aggregate; bad_traits: providers having a forbidden trait; holders: per
+required any-of set, the providers having one of its traits."""
+
+# Why a provider fails a group's own filters (provider_refusals, entry_refusal).
+FORBIDDEN_TRAIT = "forbidden_trait"
+MISSING_TRAIT = "missing_trait"
+NOT_IN_AGGREGATE = "not_in_aggregate"
+FORBIDDEN_AGGREGATE = "forbidden_aggregate"
+
+
+def group_filters(group, facts):
+    """GroupFilters of `group` over the providers `facts` know (computed once per group)."""
+    clause_members = tuple(holding_any(facts.aggregates, clause) for clause in group.member_of)
     in_m = None
-    for clause in group.member_of:
-        members = holding_any(facts.aggregates, clause)
+    for members in clause_members:
         in_m = members if in_m is None else in_m & members
-    in_f = holding_any(facts.aggregates, group.forbidden_aggregates)
-    bad_traits = holding_any(facts.traits, group.forbidden)
-    return in_m, in_f, bad_traits
+    return GroupFilters(
+        clause_members=clause_members,
+        in_m=in_m,
+        in_f=holding_any(facts.aggregates, group.forbidden_aggregates),
+        bad_traits=holding_any(facts.traits, group.forbidden),
+        holders=tuple(holding_any(facts.traits, names) for names in group.required),
+    )
+
+
+def provider_refusals(rp, filters):
+    """Why provider rp fails a group's filters on its own (§4.3), from the same sets
+    _passing() subtracts: a list of (FORBIDDEN_TRAIT, None), (FORBIDDEN_AGGREGATE, None),
+    (NOT_IN_AGGREGATE, clause index), (MISSING_TRAIT, required set index); empty if it
+    passes."""
+    found = []
+    if rp in filters.bad_traits:
+        found.append((FORBIDDEN_TRAIT, None))
+    if rp in filters.in_f:
+        found.append((FORBIDDEN_AGGREGATE, None))
+    for index, members in enumerate(filters.clause_members):
+        if rp not in members:
+            found.append((NOT_IN_AGGREGATE, index))
+    for index, held in enumerate(filters.holders):
+        if rp not in held:
+            found.append((MISSING_TRAIT, index))
+    return found
+
+
+def entry_refusal(rp, own_root, anchor, filters):
+    """Why provider rp (of the tree rooted at own_root), which fits an amount of the
+    unsuffixed group, is not an eligible entry for `anchor` (§4.2), or None: it has a
+    forbidden trait; positive member_of holds neither for rp nor for the anchor root of
+    rp's own tree (an aggregate on a root spans its own tree only); rp or the anchor is
+    in a forbidden aggregate."""
+    if rp in filters.bad_traits:
+        return FORBIDDEN_TRAIT
+    in_m = filters.in_m
+    if in_m is not None and rp not in in_m and (own_root != anchor or anchor not in in_m):
+        return NOT_IN_AGGREGATE
+    in_f = filters.in_f
+    if in_f and (rp in in_f or anchor in in_f):
+        return FORBIDDEN_AGGREGATE
+    return None
 
 
 def _fitting_everything(group, facts):
@@ -189,26 +278,40 @@ def _single_provider(group, facts, root_ok, providers):
     return {anchor: result[anchor] for anchor in sorted(result)}
 
 
-def _passing(providers, group, facts, member_sets=None):
+def _passing(providers, group, facts, filters=None):
     """The set of `providers` that pass the group's filters of §4.1 on their own (no
     forbidden trait, in M, not in F, every required any-of set), by set operations
-    rather than provider by provider. member_sets: _member_sets(group, facts)."""
-    in_m, in_f, bad_traits = member_sets or _member_sets(group, facts)
+    rather than provider by provider: exactly those without provider_refusals().
+    filters: group_filters(group, facts)."""
+    filters = filters or group_filters(group, facts)
     passing = set(providers)
-    passing -= bad_traits
-    if in_f:
-        passing -= in_f
-    if in_m is not None:
-        passing &= in_m
-    for names in group.required:
-        passing &= holding_any(facts.traits, names)
+    passing -= filters.bad_traits
+    if filters.in_f:
+        passing -= filters.in_f
+    if filters.in_m is not None:
+        passing &= filters.in_m
+    for held in filters.holders:
+        passing &= held
     return passing
+
+
+def entry_anchors(rp, facts, tree_root):
+    """The anchors of this batch for which provider rp (fitting an amount) may supply the
+    unsuffixed group (§4.2): a sharing provider serves each of its anchors unless in_tree
+    is given; any other provider (and a sharing one under in_tree) only its own root,
+    which must be the in_tree root (`tree_root`) when in_tree is given."""
+    own_root = facts.root[rp]
+    if rp in facts.sharing and tree_root is None:
+        return facts.anchors(rp)
+    if not facts.holds_root(own_root) or (tree_root is not None and own_root != tree_root):
+        return ()
+    return (own_root,)
 
 
 def _unsuffixed(group, facts, root_ok):
     """The unsuffixed group: classes may come from several providers of one tree or
     sharing providers; traits are satisfied collectively by the chosen ones (§4.2)."""
-    in_m, in_f, bad_traits = _member_sets(group, facts)
+    filters = group_filters(group, facts)
     tree_root = group.in_tree_root
     sharing = facts.sharing
     holds_root = facts.holds_root
@@ -230,7 +333,7 @@ def _unsuffixed(group, facts, root_ok):
     lone = set(fits[0]).intersection(*fits[1:]) if fits else set()
     lone -= complex_anchors
     lone -= sharing
-    lone = _passing(lone, group, facts, (in_m, in_f, bad_traits))
+    lone = _passing(lone, group, facts, filters)
     if tree_root is not None:
         lone &= {tree_root}
     for rp in lone:
@@ -238,26 +341,15 @@ def _unsuffixed(group, facts, root_ok):
             continue
         result[rp] = [Partial(tuple([((rp, rc), n) for rc, n in by_class]), (rp,))]
 
+    filtered = bool(filters.bad_traits or filters.in_m is not None or filters.in_f)
     entries = {}      # anchor -> [[rp, ...] per class]
     for index, rps in enumerate(fits if complex_anchors or sharing else ()):
         for rp in rps:
             own_root = roots[rp]
             if own_root not in complex_anchors and rp not in sharing:
                 continue  # settled above
-            if rp in bad_traits:
-                continue  # a chosen provider must have none of the forbidden traits
-            if rp in sharing and tree_root is None:
-                anchors = facts.anchors(rp)
-            elif not holds_root(own_root) or (tree_root is not None and own_root != tree_root):
-                # only the in_tree tree, and no sharing from other trees
-                continue
-            else:
-                anchors = (own_root,)
-            for anchor in anchors:
-                if in_m is not None and rp not in in_m and (own_root != anchor
-                                                            or anchor not in in_m):
-                    continue  # an aggregate on the anchor root spans its own tree only
-                if in_f and (rp in in_f or anchor in in_f):
+            for anchor in entry_anchors(rp, facts, tree_root):
+                if filtered and entry_refusal(rp, own_root, anchor, filters) is not None:
                     continue
                 per_class = entries.get(anchor)
                 if per_class is None:
@@ -281,7 +373,7 @@ def _unsuffixed(group, facts, root_ok):
         partials = []
         for choice in choices:
             chosen = tuple(sorted(set(choice)))
-            if required and not has_required(_traits_of_all(facts, chosen), required):
+            if required and not has_required(traits_of_all(facts, chosen), required):
                 continue
             partials.append(Partial(
                 tuple(sorted(((rp, rc), n) for rp, rc, n in zip(choice, rcs, amounts))),
@@ -291,7 +383,7 @@ def _unsuffixed(group, facts, root_ok):
     return {anchor: result[anchor] for anchor in sorted(result)}
 
 
-def _traits_of_all(facts, rps):
+def traits_of_all(facts, rps):
     """The traits the providers `rps` hold together (§4.2: required traits of the
     unsuffixed group may be spread over the chosen providers)."""
     if len(rps) == 1:

@@ -15,6 +15,7 @@ the same iff the pairs are equal (mappings included, Quirk Q3).
 from collections import deque
 from itertools import chain, product
 
+from candidates.candidate_set import consolidated_misfit
 from providers.rules import capacity
 
 
@@ -48,17 +49,45 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
     same_subtree: tuples of suffixes; drop_same_tree: below 1.29, drop
     candidates allocating from two providers of one tree.
     """
+    streams = [stream for _, stream in anchor_streams(groups, partials, facts, isolate,
+                                                       same_subtree, drop_same_tree)]
+    if breadth_first:
+        return _round_robin(streams)
+    return chain.from_iterable(streams)
+
+
+def anchor_streams(groups, partials, facts, isolate=False, same_subtree=(),
+                   drop_same_tree=False, rejected=None):
+    """[(anchor, iterator of its candidates)] in ascending anchor order, for every anchor
+    with partial candidates in every group (arguments as for candidates()).
+
+    rejected: None, or a callable(anchor, combination, problem) told about every
+    combination judge() refuses while the iterators run (the explainer's view).
+    """
     anchors = set(partials[0])
     for per_anchor in partials[1:]:
         anchors &= per_anchor.keys()
-    if len(groups) == 1:
-        of_anchor = _single_group(groups[0], partials[0], facts, drop_same_tree)
-    else:
-        of_anchor = _combined(groups, partials, facts, isolate, same_subtree, drop_same_tree)
-    streams = (of_anchor(anchor) for anchor in sorted(anchors))
-    if breadth_first:
-        return _round_robin(list(streams))
-    return chain.from_iterable(streams)
+    judge = judge_for(groups, facts, isolate, same_subtree, drop_same_tree)
+    suffixes = [group.suffix for group in groups]
+
+    if len(groups) == 1 and not drop_same_tree:
+        # judge() has no rule to apply: every partial is a candidate
+        suffix = suffixes[0]
+
+        def of_anchor(anchor):
+            for partial in partials[0][anchor]:
+                yield partial.allocations, ((suffix, partial.providers),)
+        return [(anchor, of_anchor(anchor)) for anchor in sorted(anchors)]
+
+    def of_anchor(anchor):
+        lists = [per_anchor[anchor] for per_anchor in partials]
+        for combo in product(*lists):
+            allocations, problem = judge(combo)
+            if problem is None:
+                yield allocations, tuple(zip(suffixes, [partial.providers for partial in combo]))
+            elif rejected is not None:
+                rejected(anchor, combo, problem)
+    return [(anchor, of_anchor(anchor)) for anchor in sorted(anchors)]
 
 
 def _round_robin(streams):
@@ -72,74 +101,94 @@ def _round_robin(streams):
             break
 
 
-def _single_group(group, partials, facts, drop_same_tree):
-    """anchor -> its candidates when there is one group: its partials are the candidates
-    (a same_subtree over one suffix always holds)."""
-    suffix = group.suffix
-
-    def of_anchor(anchor):
-        for partial in partials[anchor]:
-            if drop_same_tree and _two_from_one_tree(dict(partial.allocations), facts.root):
-                continue
-            yield partial.allocations, ((suffix, partial.providers),)
-    return of_anchor
+# Why judge() refuses a combination (§4.4), the first element of its problem tuple:
+# (ISOLATE, i, j, rp): suffixed groups i and j (indexes into groups) both picked rp;
+# (SAME_SUBTREE, k, providers): the providers of same_subtree constraint k (index) are
+#   not all below one of them;
+# (CONSOLIDATED, (rp, rc), amount, rule): the summed amount no longer fits (rule:
+#   candidate_set.CAPACITY or MAX_UNIT);
+# (SAME_TREE, providers): below 1.29, two providers of one tree.
+ISOLATE, SAME_SUBTREE, CONSOLIDATED, SAME_TREE = (
+    "isolate", "same_subtree", "consolidated", "same_tree")
 
 
-def _combined(groups, partials, facts, isolate, same_subtree, drop_same_tree):
-    """anchor -> its candidates: the product of the groups' partials under the anchor,
-    kept when isolate, same_subtree and the consolidated capacity hold (§4.4)."""
+def judge_for(groups, facts, isolate=False, same_subtree=(), drop_same_tree=False):
+    """The rules of §4.4 for one request as judge(combination) -> (allocations, None)
+    when the combination (one Partial per group, in group order) is kept, with its
+    allocations summed per (provider, class) and sorted; else (None, problem) (see
+    ISOLATE ... above). Rules are checked in the order isolate, same_subtree,
+    consolidated capacity, same tree (below 1.29)."""
+    root = facts.root
+    if len(groups) == 1:
+        # its partials are the candidates (a same_subtree over one suffix always holds)
+        def judge_one(combo):
+            allocations = combo[0].allocations
+            if drop_same_tree and _two_from_one_tree(dict(allocations), root):
+                return None, (SAME_TREE, combo[0].providers)
+            return allocations, None
+        return judge_one
+
     suffixes = [group.suffix for group in groups]
     suffixed = [i for i, group in enumerate(groups) if group.suffixed]
     constraints = [[suffixes.index(s) for s in constraint] for constraint in same_subtree]
     check_isolate = isolate and len(suffixed) > 1
-    pairs = [c for c in constraints if len(c) == 2]
-    larger = [c for c in constraints if len(c) != 2]
+    pairs = [(k, c) for k, c in enumerate(constraints) if len(c) == 2]
+    larger = [(k, c) for k, c in enumerate(constraints) if len(c) != 2]
     position = facts.position
     inventory = facts.inventory
 
-    def of_anchor(anchor):
-        lists = [per_anchor[anchor] for per_anchor in partials]
-        for combo in product(*lists):
-            if check_isolate:
-                picked = [combo[i].providers[0] for i in suffixed]
-                if len(set(picked)) != len(picked):
-                    continue
-            if pairs or larger:
-                ok = True
-                for i, j in pairs:
-                    a, b = combo[i].providers[0], combo[j].providers[0]
-                    if a != b:
-                        tree_a, lft_a, rght_a = position[a]
-                        tree_b, lft_b, rght_b = position[b]
-                        if tree_a != tree_b or not (
-                                (lft_a <= lft_b and rght_b <= rght_a)
-                                or (lft_b <= lft_a and rght_a <= rght_b)):
-                            ok = False
-                            break
-                if not ok or (larger and not all(
-                        same_subtree_ok([combo[i].providers[0] for i in c], position)
-                        for c in larger)):
-                    continue
-            allocations = [item for partial in combo for item in partial.allocations]
-            amounts = dict(allocations)
-            if len(amounts) < len(allocations):
-                # one provider serves a class for several groups: the sums must fit
-                amounts = {}
-                for key, n in allocations:
-                    amounts[key] = amounts.get(key, 0) + n
-                if not _consolidated_fits(amounts, inventory):
-                    continue
-                allocations = list(amounts.items())
-            if drop_same_tree and _two_from_one_tree(amounts, facts.root):
-                continue
-            allocations.sort()
-            yield (tuple(allocations),
-                   tuple(zip(suffixes, [partial.providers for partial in combo])))
-    return of_anchor
+    def judge(combo):
+        if check_isolate:
+            picked = [combo[i].providers[0] for i in suffixed]
+            if len(set(picked)) != len(picked):
+                return None, _isolate_problem(picked, suffixed)
+        for k, (i, j) in pairs:
+            a, b = combo[i].providers[0], combo[j].providers[0]
+            if a != b and not in_one_subtree(position, a, b):
+                return None, (SAME_SUBTREE, k, (a, b))
+        for k, c in larger:
+            chosen = [combo[i].providers[0] for i in c]
+            if not same_subtree_ok(chosen, position):
+                return None, (SAME_SUBTREE, k, tuple(chosen))
+        allocations = [item for partial in combo for item in partial.allocations]
+        amounts = dict(allocations)
+        if len(amounts) < len(allocations):
+            # one provider serves a class for several groups: the sums must fit
+            amounts = {}
+            for key, n in allocations:
+                amounts[key] = amounts.get(key, 0) + n
+            problem = _consolidated_problem(amounts, inventory)
+            if problem is not None:
+                return None, problem
+            allocations = list(amounts.items())
+        if drop_same_tree and _two_from_one_tree(amounts, root):
+            return None, (SAME_TREE, tuple(sorted({rp for rp, _ in amounts})))
+        allocations.sort()
+        return tuple(allocations), None
+    return judge
 
 
-def _consolidated_fits(amounts, inventory):
-    """Summed amounts per (provider, class): used + sum <= capacity and sum <= max_unit.
+def in_one_subtree(position, a, b):
+    """Is one of providers a, b an ancestor-or-self of the other? (same_subtree for two)"""
+    tree_a, lft_a, rght_a = position[a]
+    tree_b, lft_b, rght_b = position[b]
+    return tree_a == tree_b and ((lft_a <= lft_b and rght_b <= rght_a)
+                                 or (lft_b <= lft_a and rght_a <= rght_b))
+
+
+def _isolate_problem(picked, suffixed):
+    """(ISOLATE, i, j, rp) for the first two suffixed groups that picked one provider."""
+    first = {}
+    for index, rp in zip(suffixed, picked):
+        if rp in first:
+            return ISOLATE, first[rp], index, rp
+        first[rp] = index
+    raise AssertionError("no shared provider")
+
+
+def _consolidated_problem(amounts, inventory):
+    """The first (CONSOLIDATED, (rp, rc), sum, rule) among summed amounts per (provider,
+    class) that no longer fit (candidate_set.consolidated_misfit), else None.
 
     The spec writes int(capacity) (allocation-candidates.md §4.4); for the integer
     used + sum, `<= int(x)` and `<= x` agree for every x >= 0, and for x < 0 both fail
@@ -147,9 +196,10 @@ def _consolidated_fits(amounts, inventory):
     """
     for key, amount in amounts.items():
         used, total, reserved, ratio, max_unit = inventory[key]
-        if used + amount > capacity(total, reserved, ratio) or amount > max_unit:
-            return False
-    return True
+        rule = consolidated_misfit(amount, used, capacity(total, reserved, ratio), max_unit)
+        if rule is not None:
+            return CONSOLIDATED, key, amount, rule
+    return None
 
 
 def _two_from_one_tree(amounts, root):

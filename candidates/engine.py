@@ -18,7 +18,7 @@ Result (candidates + the data provider_summaries need). It
 It never sees a microversion: request.py turned those into flags.
 """
 import random
-from collections import namedtuple
+from collections import Counter, namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -39,7 +39,11 @@ class Result:
     inventories: capacity.inventories rows of their inventories;
     traits: rows (rp id, trait name), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
-    class_names: rc id -> name of every class in candidates and inventories."""
+    class_names: rc id -> name of every class in candidates and inventories.
+    With a window (find_candidates), candidates are that slice of the answer and
+    total: the number of candidates in the whole answer; trees: the tree (root id,
+    candidate_tree) of each candidate kept; tree_counts: root id -> its number of
+    candidates in the whole answer (uuids then also covers these roots)."""
 
     candidates: list = field(default_factory=list)
     providers: list = field(default_factory=list)
@@ -47,10 +51,13 @@ class Result:
     traits: list = None
     uuids: dict = field(default_factory=dict)
     class_names: dict = field(default_factory=dict)
+    total: int = 0
+    trees: list = None
+    tree_counts: dict = None
 
 
 def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=True,
-                    randomize=False, max_candidates=-1, breadth_first=False):
+                    randomize=False, max_candidates=-1, breadth_first=False, window=None):
     """Evaluate a CandidateQuery.
 
     whole_trees: summaries cover every provider of the trees involved (1.29+),
@@ -58,15 +65,17 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     (1.27+), else only the requested ones; with_traits: summaries list traits.
     randomize / max_candidates: the [placement] options of the same names;
     breadth_first: allocation_candidates_generation_strategy = breadth-first.
-    Raises InvalidQuery for unknown resource classes or traits (when reached).
+    window: None, or (start, stop): keep and summarise only that slice of the answer
+    (after limit and randomisation), as if the answer were cut to it (§4.7); the UI's
+    pages. Raises InvalidQuery for unknown resource classes or traits (when reached).
     """
     names = resolve(query)
     evaluation, excluded = evaluate(query, names)
     if excluded is not None:
-        return Result()
+        return Result(trees=[] if window else None, tree_counts={} if window else None)
 
     limit = query.limit
-    drop_same_tree = not query.nested_aware and trees.any_provider_has_parent()
+    drop_same_tree = drops_same_tree(query)
     cap = max_candidates if max_candidates is not None and max_candidates >= 0 else None
     # Below 1.29 with trees in the database, the summaries of a limited answer also show
     # providers of the candidates left out (§4.7), so every candidate is generated.
@@ -82,10 +91,43 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
             random.shuffle(found)
     elif limit is not None:
         found = found[:limit]
+    total, tree_of = len(found), None
+    if window is not None:
+        sharing = evaluation.sharing
+        tree_of = [candidate_tree(candidate, roots, sharing) for candidate in found]
+        start, stop = window
+        found = found[start:stop]
     if not found:
-        return Result()
-    return _with_summaries(found, generated, roots, whole, query, names, whole_trees,
-                           all_classes, with_traits)
+        return Result(total=total, trees=[] if window else None,
+                      tree_counts=Counter(tree_of) if window else None)
+    result = _with_summaries(found, generated, roots, whole, query, names, whole_trees,
+                             all_classes, with_traits)
+    result.total = total
+    if window is not None:
+        result.trees = tree_of[start:stop]
+        result.tree_counts = Counter(tree_of)
+        unnamed = set(result.trees) - result.uuids.keys()
+        if unnamed:
+            result.uuids.update(summaries.uuids(sorted(unnamed)))
+    return result
+
+
+def candidate_tree(candidate, roots, sharing):
+    """The tree (root id) a candidate is built around: that of its providers which are
+    not sharing providers (they all have one root, §4.1 "Anchor"), else, for a candidate
+    made of sharing providers only, that of its first provider."""
+    allocations, mappings = candidate
+    first = None
+    for (rp, _), _ in allocations:
+        if rp not in sharing:
+            return roots[rp]
+        first = rp if first is None else first
+    for _, rps in mappings:
+        for rp in rps:
+            if rp not in sharing:
+                return roots[rp]
+            first = rp if first is None else first
+    return roots[first]
 
 
 # --- the steps of §3.6 ------------------------------------------------------------------
@@ -109,6 +151,7 @@ class Evaluation:
     def __init__(self, query, names):
         self.query = query
         self.names = names
+        self.stopped_at = None   # (Step, RequestGroup or None) of evaluate()'s reason
         self._compiled = {}
 
     @cached_property
@@ -268,7 +311,7 @@ def amounts_fit(evaluation, group):
 def has_partials(evaluation, group):
     """§3.6 step 2.6: the group has partial candidates (§4.2, §4.3) in the database."""
     compiled = evaluation.compiled(group)
-    facts = _load_facts(Scope.everything(), [compiled], evaluation)
+    facts = load_facts(Scope.everything(), [compiled], evaluation)
     if not candidate_set.group_partials(compiled, facts, evaluation.whole_root_filter):
         return f"resources{group.suffix}: no provider or set of providers satisfies the group"
     return None
@@ -307,11 +350,18 @@ def evaluate(query, names, thorough=None):
             continue
         reason = step.check(evaluation, group)
         if reason is not None:
+            evaluation.stopped_at = (step, group)
             return evaluation, reason
     return evaluation, None
 
 
 # --- generation -------------------------------------------------------------------------
+
+
+def drops_same_tree(query):
+    """Below 1.29 with a provider tree anywhere in the database, candidates using two
+    providers of one tree are dropped (§4.5, Quirk Q7)."""
+    return not query.nested_aware and trees.any_provider_has_parent()
 
 
 def _generate(evaluation, cap, drop_same_tree, breadth_first):
@@ -326,7 +376,7 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first):
     whole = None
     # taking turns between anchors needs all of them in one batch
     for scope in _scopes(None if breadth_first else cap, unsuffixed_tree):
-        facts = _load_facts(scope, groups, evaluation)
+        facts = load_facts(scope, groups, evaluation)
         roots.update(facts.root)
         whole = facts if facts.every_provider is not None else None
         root_ok = evaluation.root_filter(facts)
@@ -380,10 +430,14 @@ def _scopes(cap, tree_root):
 LOOKUP_BY_ID_UP_TO = 200
 
 
-def _load_facts(scope, groups, evaluation):
+def load_facts(scope, groups, evaluation, keep_rows=False):
     """Facts about the providers of `scope` plus every sharing provider, for `groups`
-    (candidate_set.Group) of the request under `evaluation`."""
+    (candidate_set.Group) of the request under `evaluation`; a constant number of
+    queries. keep_rows: also keep every inventory row read (facts.loaded_rows), for the
+    explainer's numbers."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
+    if keep_rows:
+        facts.loaded_rows = []
     amounts = {key for group in groups for key in group.amounts}
     trait_ids = set(evaluation.root_required | evaluation.root_forbidden)
     sharing_ids = evaluation.sharing
@@ -406,6 +460,8 @@ def _load_facts(scope, groups, evaluation):
         rows = capacity.inventories(where, rc_ids=class_ids)
         if where.kind == "all":
             facts.inventory_rows = rows
+        if keep_rows:
+            facts.loaded_rows.extend(rows)
         for key, rps in capacity.fitting(amounts, rows).items():
             fits.setdefault(key, []).extend(rps)
         if want_inventory:

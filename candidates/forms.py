@@ -1,6 +1,8 @@
 """The candidates explorer's form (/ui/candidates/)."""
 from django import forms
 
+from candidates.explain import MAX_PER_PAGE
+
 # Microversions at which GET /allocation_candidates exists (1.10+).
 CANDIDATE_VERSIONS = [f"1.{minor}" for minor in range(39, 9, -1)]
 
@@ -32,3 +34,17 @@ class CandidatesForm(forms.Form):
 
     def api_path(self):
         return "/allocation_candidates?" + self.cleaned_data["q"]
+
+
+class WhyNotForm(CandidatesForm):
+    """The "why not?" explainer's form (/ui/candidates/why-not/ and why-not.json)."""
+
+    tree = forms.CharField(
+        label="Only the tree of (provider name or uuid)", required=False, max_length=255,
+        widget=forms.TextInput(attrs={"size": 30, "placeholder": "all trees"}))
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+    per_page = forms.IntegerField(required=False, min_value=1, max_value=MAX_PER_PAGE,
+                                  widget=forms.HiddenInput)
+
+    def clean_tree(self):
+        return self.cleaned_data["tree"].strip() or None

@@ -1,21 +1,31 @@
-"""The candidates explorer of the operator UI (/ui/candidates/).
+"""The candidates explorer of the operator UI (/ui/candidates/) and its "why not?"
+explainer (/ui/candidates/why-not/, JSON at /ui/candidates/why-not.json).
 
-Runs a GET /allocation_candidates query string at a chosen microversion
-through the same functions as the API view (request.parse_request ->
-engine.find_candidates -> present.render), with the deployment's options,
-and tabulates the answer. A query the API refuses shows Placement's status,
-message and code, and the error body the API would send.
+The explorer runs a GET /allocation_candidates query string at a chosen
+microversion through the same functions as the API view (request.parse_request ->
+engine.find_candidates -> present.render), with the deployment's options, and
+tabulates one page of the answer (PER_PAGE candidates, grouped by tree; the
+engine summarises only that page, so a page costs the same whatever the size of
+the answer). A query the API refuses shows Placement's status, message and the
+code the API sends at that microversion.
+
+The explainer parses the query the same way and asks candidates.explain, per
+tree and per provider, what keeps them out of the answer.
 """
-import json
 from http import HTTPStatus
 
+import orjson
+
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import QueryDict
+from django.core.paginator import Paginator
+from django.http import JsonResponse, QueryDict
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from candidates import engine, present
-from candidates.forms import CandidatesForm
+from candidates import engine, explain, present
+from candidates.forms import CandidatesForm, WhyNotForm
 from candidates.options import engine_options
 from candidates.request import parse_request
 from placement_site.api.errors import error_body
@@ -24,30 +34,33 @@ from placement_site.api.microversion import Version
 from placement_site.service_errors import SERVICE_ERRORS, error_code, error_message
 from providers.models import ResourceProvider
 
+PER_PAGE = 50   # candidates per page of the explorer
+_UUID_SLOT = "00000000-0000-0000-0000-000000000000"
 
-def run_query(query_string, version):
-    """Run GET /allocation_candidates?query_string at `version` ("1.39").
 
-    Returns (body, error): the answer and None, or Placement's error body and
-    {status, title, code, detail} for a refused query.
-    """
-    version = Version.parse(version)
-    try:
-        parsed = parse_request(QueryDict(query_string), version)
-        view = parsed.view
-        result = engine.find_candidates(
-            parsed.query, whole_trees=view.tree_summaries, all_classes=view.all_classes,
-            with_traits=view.traits, **engine_options())
-    except SERVICE_ERRORS as exc:
-        status = domain_error_status(exc)
-        body = error_body(status, error_message(exc), "", code=error_code(exc), version=version)
-        # The page shows the code the API sends at this version (none before 1.23),
-        # and Placement's message without the JSON-schema dump that follows it.
-        error = {"status": status, "title": HTTPStatus(status).phrase,
-                 "code": body["errors"][0].get("code"),
-                 "detail": error_message(exc).split(SCHEMA_DUMP_START, 1)[0]}
-        return body, error
-    return present.render(result, view), None
+def provider_links():
+    """uuid -> the provider page's URL, reversed once per page rather than once per
+    link ({% url %} on every row of a page of candidates cost more than the engine)."""
+    pattern = reverse("ui:provider", args=[_UUID_SLOT])
+    return lambda uuid: pattern.replace(_UUID_SLOT, uuid)
+
+
+def raw_json(body):
+    """A response document as indented JSON with sorted keys (orjson: json.dumps with
+    indent= runs in pure Python, slow on a page of candidates)."""
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+
+
+def refusal(exc, version):
+    """(Placement's error body, {status, title, code, detail}) for a refused query: the
+    code the API sends at `version` (none before 1.23), and Placement's message without
+    the JSON-schema dump that follows it."""
+    status = domain_error_status(exc)
+    body = error_body(status, error_message(exc), "", code=error_code(exc), version=version)
+    error = {"status": status, "title": HTTPStatus(status).phrase,
+             "code": body["errors"][0].get("code"),
+             "detail": error_message(exc).split(SCHEMA_DUMP_START, 1)[0]}
+    return body, error
 
 
 # A query-string schema refusal ends with jsonschema's account of the schema and the
@@ -55,8 +68,38 @@ def run_query(query_string, version):
 SCHEMA_DUMP_START = " Failed validating "
 
 
-def _candidate_tables(body):
-    """Normalise any microversion's answer into rows for the two tables."""
+def run_query(query_string, version, page=None):
+    """Run GET /allocation_candidates?query_string at `version` ("1.39").
+
+    Returns (body, error, result): the answer (page `page` of PER_PAGE candidates, or
+    all of it when page is None), None and the engine Result; or Placement's error
+    body, {status, title, code, detail} and None for a refused query.
+    """
+    version = Version.parse(version)
+    window = None
+    if page is not None:
+        window = ((page - 1) * PER_PAGE, page * PER_PAGE)
+    try:
+        parsed = parse_request(QueryDict(query_string), version)
+        view = parsed.view
+        options = dict(whole_trees=view.tree_summaries, all_classes=view.all_classes,
+                       with_traits=view.traits, **engine_options())
+        result = engine.find_candidates(parsed.query, window=window, **options)
+        if window and result.total and window[0] >= result.total:
+            # past the last page: show the last one
+            last = (result.total - 1) // PER_PAGE
+            window = (last * PER_PAGE, (last + 1) * PER_PAGE)
+            result = engine.find_candidates(parsed.query, window=window, **options)
+    except SERVICE_ERRORS as exc:
+        body, error = refusal(exc, version)
+        return body, error, None
+    return present.render(result, view), None, result
+
+
+def _candidate_tables(body, result=None, first=1):
+    """Normalise any microversion's answer into rows for the two tables, and, given the
+    engine Result of a page (whose first candidate is number `first` of the answer),
+    the candidate rows grouped by tree."""
     summaries = body.get("provider_summaries") or {}
     requests = body.get("allocation_requests") or []
     uuids = set(summaries)
@@ -71,13 +114,18 @@ def _candidate_tables(body):
         for group_uuids in mappings.values():
             uuids.update(group_uuids)
         normalised.append({"allocations": allocations, "mappings": mappings})
+    tree_uuids = []
+    if result is not None and result.trees is not None:
+        tree_uuids = [result.uuids[root] for root in result.trees]
+        uuids.update(tree_uuids)
     names = dict(ResourceProvider.objects.filter(uuid__in=uuids).values_list("uuid", "name"))
+    link = provider_links()
     candidate_rows = []
-    for index, req in enumerate(normalised, start=1):
+    for index, req in enumerate(normalised, start=first):
         candidate_rows.append({
             "index": index,
             "allocations": [
-                {"uuid": u, "name": names.get(u, ""),
+                {"uuid": u, "name": names.get(u, ""), "url": link(u),
                  "resources": sorted(a.get("resources", {}).items())}
                 for u, a in sorted(req["allocations"].items(), key=lambda i: names.get(i[0], i[0]))
             ],
@@ -89,7 +137,7 @@ def _candidate_tables(body):
         root = summary.get("root_provider_uuid")
         parent = summary.get("parent_provider_uuid")
         summary_rows.append({
-            "uuid": u, "name": names.get(u, ""),
+            "uuid": u, "name": names.get(u, ""), "url": link(u),
             "root": root, "root_name": names.get(root, ""),
             "parent": parent, "parent_name": names.get(parent, ""),
             "resources": sorted((rc, r.get("used"), r.get("capacity"))
@@ -99,7 +147,18 @@ def _candidate_tables(body):
             "has_traits": "traits" in summary,
         })
     summary_rows.sort(key=lambda r: (names.get(r["root"], r["root"] or ""), r["name"]))
-    return candidate_rows, summary_rows
+    groups = []
+    if tree_uuids:
+        by_tree = {}
+        for row, root, uuid in zip(candidate_rows, result.trees, tree_uuids):
+            group = by_tree.get(root)
+            if group is None:
+                group = by_tree[root] = {"uuid": uuid, "name": names.get(uuid, ""),
+                                         "url": link(uuid),
+                                         "in_answer": result.tree_counts[root], "rows": []}
+                groups.append(group)
+            group["rows"].append(row)
+    return candidate_rows, summary_rows, groups
 
 
 @staff_member_required
@@ -109,12 +168,133 @@ def candidates(request):
     context = {"form": form}
     if form.is_bound and form.is_valid():
         version = form.cleaned_data["version"]
-        body, error = run_query(form.cleaned_data["q"], version)
+        query = form.cleaned_data["q"]
+        page_number = _page_number(request.GET.get("page"))
+        body, error, result = run_query(query, version, page=page_number)
         context.update({"ran": True, "status": error["status"] if error else 200,
                         "api_path": form.api_path(), "version": version,
-                        "raw": json.dumps(body, indent=2, sort_keys=True)})
+                        "raw": raw_json(body),
+                        "why_not_query": urlencode({"q": query, "version": version})})
         if error:
             context["error"] = error
         else:
-            context["candidate_rows"], context["summary_rows"] = _candidate_tables(body)
+            paginator = Paginator(range(result.total), PER_PAGE)
+            page = paginator.get_page(page_number)
+            rows, summaries, groups = _candidate_tables(
+                body, result, first=page.start_index() if result.total else 1)
+            context.update({
+                "candidate_rows": rows, "summary_rows": summaries, "tree_groups": groups,
+                "total": result.total, "page": page, "paged": paginator.num_pages > 1,
+                "page_links": list(paginator.get_elided_page_range(page.number)),
+                "page_query": urlencode({"q": query, "version": version}),
+                "trees_in_answer": len(result.tree_counts or ()),
+                "randomized": engine_options()["randomize"],
+            })
     return render(request, "ui/candidates.html", context)
+
+
+def _page_number(value):
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return 1
+
+
+# --- why not? -----------------------------------------------------------------------------
+
+
+def explain_query(query_string, version, *, page=1, per_page=None, tree=None):
+    """Explain GET /allocation_candidates?query_string at `version` ("1.39") over one page
+    of trees (per_page of them, default explain.PER_PAGE) or the tree of the provider
+    named or with uuid `tree`.
+
+    Returns (explanation, None) (candidates.explain's document) or (None, error) with
+    error = {status, title, code, detail} as the API would refuse the query.
+    """
+    version = Version.parse(version)
+    try:
+        parsed = parse_request(QueryDict(query_string), version)
+        return explain.explain(parsed.query, page=page or 1,
+                               per_page=per_page or explain.PER_PAGE, tree=tree,
+                               max_candidates=engine_options()["max_candidates"]), None
+    except SERVICE_ERRORS as exc:
+        return None, refusal(exc, version)[1]
+    except explain.UnknownTree as exc:
+        return None, {"status": 400, "title": HTTPStatus(400).phrase, "code": None,
+                      "detail": str(exc)}
+
+
+def _form_error(form):
+    """The form's problems as one refusal (400)."""
+    detail = " ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+    return {"status": 400, "title": HTTPStatus(400).phrase, "code": None, "detail": detail}
+
+
+@staff_member_required
+@require_GET
+def why_not(request):
+    """The explainer's page: a form, then per tree and per provider what excludes it.
+    A refused query shows Placement's status, message and code in the page, which
+    itself answers 200 like the candidates page (the JSON answers the refusal's
+    status)."""
+    form = WhyNotForm(request.GET if "q" in request.GET else None)
+    context = {"form": form}
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        explanation, error = explain_query(data["q"], data["version"], page=data["page"],
+                                           per_page=data["per_page"], tree=data["tree"])
+        context.update({"ran": True, "version": data["version"], "api_path": form.api_path(),
+                        "candidates_query": urlencode({"q": data["q"],
+                                                       "version": data["version"]})})
+        if error:
+            context["error"] = error
+        else:
+            base = {"q": data["q"], "version": data["version"]}
+            for optional in ("tree", "per_page"):
+                if data[optional]:
+                    base[optional] = data[optional]
+            info = explanation["page"]
+            context.update({
+                "explanation": explanation,
+                "trees": _tree_cards(explanation["trees"]),
+                "page_query": urlencode(base),
+                "json_query": urlencode({**base, "page": info["number"]}),
+                "page_links": list(Paginator(range(info["trees"] or 1), info["per_page"])
+                                   .get_elided_page_range(info["number"])),
+                "first_tree": (info["number"] - 1) * info["per_page"] + 1,
+                "last_tree": (info["number"] - 1) * info["per_page"]
+                + len(explanation["trees"]),
+            })
+    return render(request, "ui/why_not.html", context)
+
+
+def _tree_cards(trees):
+    """The explanation's trees with what the page adds: links, and whether any provider
+    has a reason (a fitting tree folds its providers away)."""
+    link = provider_links()
+    cards = []
+    for tree in trees:
+        card = dict(tree, url=link(tree["root"]["uuid"]),
+                    has_provider_reasons=any(p["reasons"] for p in tree["providers"]))
+        card["providers"] = [dict(p, url=link(p["uuid"])) for p in tree["providers"]]
+        card["shared_with"] = [dict(t, url=link(t["uuid"])) for t in tree["shared_with"]]
+        cards.append(card)
+    return cards
+
+
+@staff_member_required
+@require_GET
+def why_not_json(request):
+    """The explanation as JSON for scripts (shape: candidates.explain's docstring), plus
+    the query and version. Parameters: q, version, and optionally page, per_page (up to
+    explain.MAX_PER_PAGE trees) and tree. A refused query -> {"error": {status, title,
+    code, detail}} with its status (400)."""
+    form = WhyNotForm(request.GET)
+    if not form.is_valid():
+        return JsonResponse({"error": _form_error(form)}, status=400)
+    data = form.cleaned_data
+    explanation, error = explain_query(data["q"], data["version"], page=data["page"],
+                                       per_page=data["per_page"], tree=data["tree"])
+    if error:
+        return JsonResponse({"error": error}, status=error["status"])
+    return JsonResponse({"query": data["q"], "version": data["version"], **explanation})

@@ -19,4 +19,6 @@ urlpatterns = [
       for section in provider_views.SECTIONS],
     path("usages/", allocation_views.usages, name="usages"),
     path("candidates/", candidate_views.candidates, name="candidates"),
+    path("candidates/why-not/", candidate_views.why_not, name="why-not"),
+    path("candidates/why-not.json", candidate_views.why_not_json, name="why-not-json"),
 ]

@@ -1,4 +1,5 @@
 """Inventories with their usage, and which amounts fit them."""
+from candidates.candidate_set import misfit
 from candidates.sql import fetch
 from providers.rules import capacity
 
@@ -71,17 +72,21 @@ def _classes(alias, rc_ids, exclude_rc_ids):
 def fitting(amounts, rows):
     """{(rc_id, amount): [rp_id, ...]}: the providers of `rows` each amount fits.
 
-    An amount n of class rc fits provider P iff P has inventory of rc,
-    min_unit <= n <= max_unit, n % step_size == 0 and
-    used(P, rc) + n <= (total - reserved) * allocation_ratio.
+    An amount n of class rc fits provider P iff P has inventory of rc and
+    candidate_set.misfit() finds nothing wrong: min_unit <= n <= max_unit,
+    n % step_size == 0 and used(P, rc) + n <= (total - reserved) * allocation_ratio.
     """
     by_class = {}
     for rc, n in set(amounts):
         by_class.setdefault(rc, []).append((n, []))
+    check = misfit
     for rp, rc, used, total, reserved, ratio, min_unit, max_unit, step in rows:
+        wanted = by_class.get(rc)
+        if not wanted:
+            continue
         usable = capacity(total, reserved, ratio)
-        for n, providers in by_class.get(rc, ()):
-            if min_unit <= n <= max_unit and n % step == 0 and used + n <= usable:
+        for n, providers in wanted:
+            if check(n, used, usable, min_unit, max_unit, step) is None:
                 providers.append(rp)
     return {(rc, n): providers for rc, pairs in by_class.items() for n, providers in pairs}
 

@@ -1,5 +1,5 @@
 """Facts about the provider forest as a whole."""
-from candidates.sql import fetch
+from candidates.sql import fetch, in_ids
 
 
 def any_provider_has_parent():
@@ -40,3 +40,55 @@ def providers(scope):
         SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id, rp.tree_id, rp.lft, rp.rght
         FROM resource_providers rp WHERE 1 = 1{where} ORDER BY rp.id
     """, params)
+
+
+def root_count():
+    """Number of provider trees.
+
+        SELECT COUNT(*) FROM resource_providers WHERE parent_id IS NULL
+    """
+    return fetch("SELECT COUNT(*) FROM resource_providers WHERE parent_id IS NULL")[0][0]
+
+
+def roots_by_name(offset, count):
+    """Ids of `count` root providers from `offset`, in (name, id) order (a page of trees).
+
+        SELECT id FROM resource_providers WHERE parent_id IS NULL
+        ORDER BY name, id LIMIT %s OFFSET %s
+    """
+    return [row[0] for row in fetch("""
+        SELECT id FROM resource_providers WHERE parent_id IS NULL
+        ORDER BY name, id LIMIT %s OFFSET %s
+    """, [count, offset])]
+
+
+def root_of(uuid_or_name):
+    """Root id of the provider with this uuid or name, or None.
+
+        SELECT root_id FROM resource_providers WHERE uuid = %s OR name = %s
+    """
+    rows = fetch("SELECT root_id FROM resource_providers WHERE uuid = %s OR name = %s"
+                 " ORDER BY id LIMIT 1", [uuid_or_name, uuid_or_name])
+    return rows[0][0] if rows else None
+
+
+def named_providers(root_ids, ids=()):
+    """Rows (id, uuid, name, parent uuid, root_id) of every provider of the trees
+    `root_ids` and of the providers `ids`, in tree order (each tree depth-first).
+
+        SELECT rp.id, rp.uuid, rp.name, parent.uuid, rp.root_id
+        FROM resource_providers rp
+        LEFT JOIN resource_providers parent ON parent.id = rp.parent_id
+        WHERE rp.root_id IN (...) OR rp.id IN (...) ORDER BY rp.tree_id, rp.lft
+    """
+    if not root_ids and not ids:
+        return []
+    roots_sql, roots_params = in_ids("rp.root_id", root_ids)
+    ids_sql, ids_params = in_ids("rp.id", ids)
+    return fetch(f"""
+        SELECT rp.id, rp.uuid, rp.name, parent.uuid, rp.root_id
+        FROM resource_providers rp
+        LEFT JOIN resource_providers parent ON parent.id = rp.parent_id
+        WHERE {roots_sql} OR {ids_sql}
+        ORDER BY rp.tree_id, rp.lft
+    """, roots_params + ids_params)

@@ -126,3 +126,71 @@ def test_a_schema_refusal_shows_placements_message_and_the_code_sent(client, db)
     assert "placement.undefined_code" not in body
     page_message = body.split("error-box")[1].split("</p>")[0]
     assert "Failed validating" not in page_message
+
+
+def test_a_refusal_shows_the_code_placement_sends_for_it(client, db):
+    response = run(client, "resources=VCPU:1&root_required=A&root_required=!B", version="1.35")
+    assert response.context["error"]["code"] == "placement.query.duplicate_key"
+    assert "placement.query.duplicate_key" in response.content.decode()
+    response = run(client, "resources=VCPU:1&root_required=X,!X", version="1.39")
+    assert response.context["error"]["code"] == "placement.query.bad_value"
+
+
+@pytest.fixture
+def many(db):
+    """30 trees (a root and two NUMA nodes with VCPU each) and 10 flat hosts: 70
+    candidates for resources=VCPU:1."""
+    for index in range(30):
+        root = make_provider(f"cn{index:02}", inventory={"MEMORY_MB": 1024})
+        for numa in range(2):
+            make_provider(f"cn{index:02}-numa{numa}", parent=root, inventory={"VCPU": 4})
+    for index in range(10):
+        make_provider(f"flat{index}", inventory={"VCPU": 4})
+
+
+def test_an_answer_without_a_limit_is_paged_and_grouped_by_tree(client, many):
+    response = run(client, "resources=VCPU:1")
+    context = response.context
+    assert context["total"] == 70 and context["trees_in_answer"] == 40
+    assert len(context["candidate_rows"]) == 50 and context["paged"]
+    assert [row["index"] for row in context["candidate_rows"]][:2] == [1, 2]
+    groups = context["tree_groups"]
+    assert [g["name"] for g in groups][:2] == ["cn00", "cn01"]
+    assert all(len(g["rows"]) == 2 and g["in_answer"] == 2 for g in groups)
+    # the summaries are those of this page's trees only
+    assert {s["root_name"] for s in context["summary_rows"]} == {g["name"] for g in groups}
+    body = response.content.decode()
+    assert "page 1 of 2" in body and "page=2" in body
+    assert "Why not?" in body
+
+    second = run_page(client, "resources=VCPU:1", 2).context
+    assert [row["index"] for row in second["candidate_rows"]] == list(range(51, 71))
+    assert [g["name"] for g in second["tree_groups"]][-1] == "flat9"
+    # past the last page: the last page
+    assert run_page(client, "resources=VCPU:1", 9).context["page"].number == 2
+
+
+def run_page(client, q, page, version="1.39"):
+    return client.get(reverse("ui:candidates"), {"q": q, "version": version, "page": page})
+
+
+def test_the_operators_limit_still_applies(client, many):
+    context = run(client, "resources=VCPU:1&limit=60").context
+    assert context["total"] == 60 and len(context["candidate_rows"]) == 50
+    context = run(client, "resources=VCPU:1&limit=5").context
+    assert context["total"] == 5 and not context["paged"]
+
+
+def test_a_page_is_a_constant_number_of_queries(client, db, django_assert_max_num_queries):
+    def build(prefix, count):
+        for index in range(count):
+            root = make_provider(f"{prefix}{index}", inventory={"MEMORY_MB": 1024})
+            make_provider(f"{prefix}{index}-numa", parent=root, inventory={"VCPU": 4})
+
+    build("a", 3)
+    with django_assert_max_num_queries(20) as small:
+        run(client, "resources=VCPU:1,MEMORY_MB:64")
+    build("b", 80)
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        response = run(client, "resources=VCPU:1,MEMORY_MB:64")
+    assert response.context["total"] == 83 and len(response.context["candidate_rows"]) == 50
