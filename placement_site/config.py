@@ -19,6 +19,7 @@ from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Looked up by config_files() at each load(), so a test can point it elsewhere.
 SYSTEM_CONFIG_FILE = "/etc/placement/placement.conf"
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 

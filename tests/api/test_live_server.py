@@ -194,10 +194,16 @@ def test_any_host_gets_json_while_the_ui_keeps_its_host_check(live):
 def test_a_policy_file_broken_later_keeps_the_last_good_rules(live):
     policy = live.dir / "policy.yaml"
     good = policy.read_text()
+    logged = len(live.log.read_text())
     try:
         policy.write_text('"placement:traits:list": [unclosed\n')
         os.utime(policy, (time.time() + 5, time.time() + 5))
         assert call("GET", "/traits")[0] == 200
+        errors = [line for line in live.log.read_text()[logged:].splitlines()
+                  if " ERROR placement_site.api.policy " in line]
+        assert len(errors) == 1, live.log.read_text()[logged:]
+        assert (f"[oslo_policy] {policy}: unusable policy rules: " in errors[0]
+                and errors[0].endswith("; the previous rules stay in force")), errors
         policy.write_text('"placement:traits:list": "!"\n')
         os.utime(policy, (time.time() + 10, time.time() + 10))
         assert call("GET", "/traits")[0] == 403
