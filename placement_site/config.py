@@ -214,6 +214,14 @@ def load(environ=None):
     return conf
 
 
+def prometheus_multiproc_dir(environ=None):
+    """PROMETHEUS_MULTIPROC_DIR, or None: the directory gunicorn's workers share their
+    metric values through. Not a placement.conf option: prometheus-client reads the
+    variable itself when it is imported, so only the environment can set it."""
+    environ = os.environ if environ is None else environ
+    return environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
 def _one_line(exc):
     text = " ".join(str(exc).split())
     # oslo.config's "Value for option X from LocationInfo(..., detail='FILE') is not valid:"

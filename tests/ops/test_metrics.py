@@ -1,11 +1,15 @@
 """Metrics in one process (the default registry): values after known requests."""
+import re
 import uuid
+from pathlib import Path
 
 import pytest
 from django.test import Client
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
+from placement_site import config
+from placement_site.ops import metrics
 from tests.factories import make_consumer, make_provider, allocate
 
 
@@ -119,3 +123,36 @@ def test_metrics_path_is_configurable(settings):
     client = Client()  # builds its middleware chain with the setting in force
     assert client.get("/internal/metrics").status_code == 200
     assert client.get("/metrics").status_code == 401  # now an ordinary (unknown) API path
+
+
+def test_multiprocess_mode_follows_the_settings(settings, tmp_path):
+    """PROMETHEUS_MULTIPROC_DIR reaches the metrics through config and settings: with a
+    directory the scrape sums its value files (none here), else this process's registry."""
+    assert settings.PROMETHEUS_MULTIPROC_DIR is None  # the test process: one registry
+    assert b"\nplacement_allocation_write_retries_total " in metrics.exposition()
+    settings.PROMETHEUS_MULTIPROC_DIR = str(tmp_path)
+    assert metrics.multiprocess_mode()
+    assert b"placement_allocation_write_retries_total" not in metrics.exposition()
+
+
+def test_the_multiproc_directory_comes_from_the_environment_through_config():
+    assert config.prometheus_multiproc_dir({"PROMETHEUS_MULTIPROC_DIR": "/run/p"}) == "/run/p"
+    assert config.prometheus_multiproc_dir({"PROMETHEUS_MULTIPROC_DIR": ""}) is None
+    assert config.prometheus_multiproc_dir({}) is None
+
+
+# Modules that may touch os.environ besides config.py: Django's own entry points
+# (DJANGO_SETTINGS_MODULE) and gunicorn_conf, which sets PROMETHEUS_MULTIPROC_DIR for
+# prometheus-client.
+ENVIRONMENT_EXCEPTIONS = {"manage.py", "placement_site/wsgi.py",
+                          "placement_site/gunicorn_conf.py", "placement_site/config.py"}
+
+
+def test_only_config_reads_the_environment():
+    root = Path(__file__).resolve().parents[2]
+    readers = sorted(
+        str(path.relative_to(root))
+        for folder in ("placement_site", "providers", "allocations", "candidates")
+        for path in (root / folder).rglob("*.py")
+        if re.search(r"\bos\.(environ|getenv|putenv)\b", path.read_text()))
+    assert set(readers) | {"manage.py"} <= ENVIRONMENT_EXCEPTIONS, readers
