@@ -61,12 +61,25 @@ def expected(url):
 
 
 @pytest.fixture
-def imported(sample_url):
-    output = run_import(sample_url)
+def batch_args():
+    """Extra import arguments; tests parametrize it to cross batch boundaries."""
+    return ()
+
+
+# 7 rows per batch: every table of the samples but the smallest spans several batches,
+# and a provider's allocations of one class can straddle two (usage is summed across).
+BATCHES = pytest.mark.parametrize("batch_args", [(), ("--batch-size", "7")],
+                                  ids=["default-batch", "batch-of-7"])
+
+
+@pytest.fixture
+def imported(sample_url, batch_args):
+    output = run_import(sample_url, *batch_args)
     assert "Imported" in output
     return sample_url, expected(sample_url)
 
 
+@BATCHES
 def test_providers_and_their_contents(imported, api):
     url, (providers, inventories, traits, aggregates, allocations, _) = imported
     listed = api.get("/resource_providers", version="1.39").json()["resource_providers"]
@@ -90,6 +103,7 @@ def test_providers_and_their_contents(imported, api):
         assert {c: a["resources"] for c, a in held.items()} == by_provider.get(uuid, {})
 
 
+@BATCHES
 def test_every_consumer_at_1_39_and_1_12(imported, api):
     url, (providers, _, _, _, allocations, consumers) = imported
     held = defaultdict(lambda: defaultdict(dict))

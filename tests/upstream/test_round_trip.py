@@ -34,20 +34,23 @@ def wipe_our_data():
             cursor.execute(f"DELETE FROM {table} WHERE name LIKE 'CUSTOM%%'")
 
 
-def round_trip(source_url, export_url):
-    call_command("import_placement_db", source_url, stdout=StringIO())
+def round_trip(source_url, export_url, *batch_args):
+    call_command("import_placement_db", source_url, *batch_args, stdout=StringIO())
     first = content.target_fingerprints(connection)
-    call_command("export_placement_db", export_url, stdout=StringIO())
+    call_command("export_placement_db", export_url, *batch_args, stdout=StringIO())
     assert source_fingerprints(export_url) == source_fingerprints(source_url)
     wipe_our_data()
     assert not ResourceProvider.objects.exists()
-    call_command("import_placement_db", export_url, stdout=StringIO())
+    call_command("import_placement_db", export_url, *batch_args, stdout=StringIO())
     assert content.target_fingerprints(connection) == first
 
 
-def test_round_trip_through_sqlite(sqlite_sample, tmp_path):
+# batches of 7 rows: every large table is read and written across batch boundaries
+@pytest.mark.parametrize("batch_args", [(), ("--batch-size", "7")],
+                         ids=["default-batch", "batch-of-7"])
+def test_round_trip_through_sqlite(sqlite_sample, tmp_path, batch_args):
     exported = f"sqlite:///{tmp_path / 'back.sqlite'}"
-    round_trip(sqlite_sample, exported)
+    round_trip(sqlite_sample, exported, *batch_args)
     # Placement's own layout: revision row, standard classes at their os-resource-classes
     # positions, custom ones from 10000, consumer uuids in allocations
     assert source_rows(exported, "SELECT version_num FROM alembic_version") == [
