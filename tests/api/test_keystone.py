@@ -1,7 +1,8 @@
 """[api] auth_strategy = keystone: the WSGI application gunicorn loads (wsgi.py
-build_application) behind keystonemiddleware's auth_token, tokens served by keystonemiddleware's own test fixture (no
-Keystone server). Identity comes only from a validated token; the personas of
-policy.md §4 under enforce_new_defaults and enforce_scope."""
+build_application) behind keystonemiddleware's auth_token, tokens served by
+keystonemiddleware's own test fixture (no Keystone server). Identity comes only from a
+validated token; the personas of policy.md §4 under enforce_new_defaults and
+enforce_scope."""
 import json
 import uuid
 
