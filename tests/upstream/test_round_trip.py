@@ -1,5 +1,6 @@
 """export_placement_db, the way back: import -> export -> import is lossless, into
 Placement's schema on SQLite, MariaDB and PostgreSQL."""
+from datetime import datetime, timezone
 from io import StringIO
 
 import pytest
@@ -9,8 +10,8 @@ from django.db import connection
 
 from allocations.upstream import content, schema
 from allocations.upstream.dbapi import Database
-from providers.models import ResourceProvider
-from tests.upstream.conftest import source_rows
+from providers.models import Aggregate, ProviderAggregate, ResourceProvider
+from tests.upstream.conftest import source_rows, sqlite_edit
 
 pytestmark = pytest.mark.django_db
 
@@ -63,6 +64,34 @@ def test_round_trip_through_sqlite(sqlite_sample, tmp_path, batch_args):
         exported, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
     assert "CREATE INDEX allocations_consumer_id_idx" in ddl
     assert "CONSTRAINT uniq_consumers0uuid UNIQUE (uuid)" in ddl
+
+
+LONELY = "0d2b8f4e-5c3a-4e61-9a57-6f0c1d2e3b4a"  # an aggregate that never had members
+
+
+def test_aggregates_without_members_import_and_round_trip(sqlite_sample, tmp_path, api):
+    emptied = source_rows(sqlite_sample, "SELECT uuid, created_at FROM placement_aggregates "
+                                         "WHERE id = 3")[0]
+    sqlite_edit(sqlite_sample,
+                # one whose last member left, one that never had any
+                "DELETE FROM resource_provider_aggregates WHERE aggregate_id = 3",
+                "INSERT INTO placement_aggregates (id, uuid, created_at) "
+                f"VALUES (40, '{LONELY}', '2026-11-20 08:00:00.123456')")
+    exported = f"sqlite:///{tmp_path / 'back.sqlite'}"
+    round_trip(sqlite_sample, exported)  # imported, verified, exported, imported again
+    ours = {a.uuid: a.created_at for a in Aggregate.objects.filter(
+        uuid__in=[emptied[0], LONELY])}
+    assert ours == {
+        emptied[0]: datetime.fromisoformat(emptied[1]).replace(tzinfo=timezone.utc),
+        LONELY: datetime(2026, 11, 20, 8, 0, 0, 123456, tzinfo=timezone.utc)}
+    assert not ProviderAggregate.objects.filter(aggregate__uuid__in=ours).exists()
+    assert sorted(source_rows(exported, "SELECT uuid FROM placement_aggregates a WHERE NOT "
+                                        "EXISTS (SELECT 1 FROM resource_provider_aggregates x "
+                                        "WHERE x.aggregate_id = a.id)")) == sorted(
+        [(emptied[0],), (LONELY,)])
+    for uuid in ours:
+        listed = api.get(f"/resource_providers?member_of={uuid}")
+        assert listed.status_code == 200 and listed.json()["resource_providers"] == []
 
 
 def test_round_trip_through_mariadb(mariadb_sample, new_mariadb):
