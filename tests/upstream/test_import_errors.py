@@ -12,7 +12,7 @@ from django.db import connection
 from allocations.models import Allocation
 from allocations.upstream.schema import REVISION
 from providers.models import Inventory, ResourceClass, ResourceProvider, Trait
-from tests.upstream.conftest import sqlite_edit
+from tests.upstream.conftest import source_rows, sqlite_edit
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,3 +160,29 @@ def test_a_difference_found_by_verification_rolls_everything_back(sqlite_sample)
                for line in report), report
     assert nothing_written()
     assert not Inventory.objects.exists() and not Allocation.objects.exists()
+
+
+def test_an_allocation_whose_provider_row_is_gone(sqlite_sample):
+    sqlite_edit(sqlite_sample, "UPDATE allocations SET resource_provider_id = 999 "
+                               "WHERE id = (SELECT MIN(id) FROM allocations)")
+    (pk, consumer, total), = source_rows(
+        sqlite_sample, "SELECT MIN(id), (SELECT consumer_id FROM allocations WHERE "
+                       "resource_provider_id = 999), COUNT(*) FROM allocations")
+    line = f"allocation id {pk} (consumer {consumer}, provider id 999, "
+    out = StringIO()
+    with pytest.raises(CommandError) as info:
+        call_command("import_placement_db", sqlite_sample, "--dry-run", stdout=out)
+    assert "invalid rows" in str(info.value)
+    listed = [row for row in out.getvalue().splitlines() if row.startswith("invalid: ")]
+    assert len(listed) == 1 and line in listed[0] and listed[0].endswith(
+        "provider row is gone"), listed
+    assert "invalid rows" in refused(sqlite_sample)
+    assert nothing_written()
+
+    out = StringIO()
+    call_command("import_placement_db", sqlite_sample, "--skip-invalid", stdout=out)
+    skipped = [row for row in out.getvalue().splitlines() if row.startswith("skipped: ")]
+    assert len(skipped) == 1 and line in skipped[0]
+    assert "Imported" in out.getvalue()
+    assert Allocation.objects.count() == total - 1
+    assert not Allocation.objects.filter(id=pk).exists()
