@@ -1,5 +1,5 @@
 """placement_site/db_routing.py with a replica alias configured: where a request's reads
-go. tests/scaling proves the same with a real
+go, and how often a replica's health is asked. tests/scaling proves the same with a real
 streaming standby; here the "replica" is a second connection to the test database."""
 import time
 import uuid
@@ -9,9 +9,11 @@ from django.db import connection, connections, transaction
 from django.http import HttpResponse
 from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
+from prometheus_client import REGISTRY
 
 from placement_site import db_routing
 from providers.models import ResourceProvider, Trait
+from tests.conftest import PlacementClient
 
 pytestmark = [
     # The primary must not be inside the test's own transaction: reads inside
@@ -88,3 +90,27 @@ def test_a_routed_get_reads_the_replica_until_it_writes_and_never_inside_atomic(
     middleware(RequestFactory().get("/traits"))
     assert seen["read"] == {"default"} and seen["read after atomic"] == {"default"}
     assert db_routing.read_alias() == "default"  # outside any request
+
+
+def test_the_replica_health_is_asked_at_most_once_a_second(replica):
+    api = PlacementClient()
+    fallbacks = REGISTRY.get_sample_value("placement_replica_fallbacks_total")
+    with CaptureQueriesContext(replica) as standby:
+        started = time.monotonic()
+        for _ in range(10):
+            assert api.get("/resource_providers").status_code == 200
+        elapsed = time.monotonic() - started
+        probes = sum(db_routing.HEALTH_SQL in q["sql"] for q in standby.captured_queries)
+        # Once for the 10 requests; on a machine too loaded to answer them within a
+        # second, at most once per second.
+        assert 1 <= probes <= 1 + int(elapsed // db_routing.HEALTH_TTL), (probes, elapsed)
+        if elapsed < db_routing.HEALTH_TTL:
+            assert probes == 1
+        # Not a standby: each of the 10 routed requests was answered by the primary.
+        assert db_routing.replica_status() == {REPLICA: (False, "not a standby (promoted?)")}
+        assert REGISTRY.get_sample_value("placement_replica_fallbacks_total") == \
+            fallbacks + 10
+        time.sleep(db_routing.HEALTH_TTL)
+        assert api.get("/resource_providers").status_code == 200
+        assert sum(db_routing.HEALTH_SQL in q["sql"]
+                   for q in standby.captured_queries) == probes + 1
