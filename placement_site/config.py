@@ -19,6 +19,7 @@ from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Looked up by config_files() at each load(), so a test can point it elsewhere.
 SYSTEM_CONFIG_FILE = "/etc/placement/placement.conf"
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 
@@ -211,6 +212,14 @@ def load(environ=None):
     _check_database_url(conf.placement_database.connection)
     _check_replica_urls(conf.placement_database)
     return conf
+
+
+def prometheus_multiproc_dir(environ=None):
+    """PROMETHEUS_MULTIPROC_DIR, or None: the directory gunicorn's workers share their
+    metric values through. Not a placement.conf option: prometheus-client reads the
+    variable itself when it is imported, so only the environment can set it."""
+    environ = os.environ if environ is None else environ
+    return environ.get("PROMETHEUS_MULTIPROC_DIR") or None
 
 
 def _one_line(exc):

@@ -14,6 +14,7 @@ import os
 import tempfile
 
 # Set here, in the master, before any worker imports prometheus_client.
+# A necessary exception to "only config.py touches the environment": prometheus-client reads it.
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
                       tempfile.mkdtemp(prefix="placement-prometheus-"))
 

@@ -186,6 +186,8 @@ PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = (
 
 # --- Operations (placement_site/ops, README "Operating it") ---
 PLACEMENT_METRICS_PATH = CONF.django.metrics_path
+# Set (gunicorn_conf sets it): metrics in prometheus-client's multiprocess mode.
+PROMETHEUS_MULTIPROC_DIR = config.prometheus_multiproc_dir()
 PLACEMENT_LOG_FORMAT = CONF.django.log_format
 LOG_LEVEL = CONF.django.log_level.upper()
 LOGGING = {

@@ -15,10 +15,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
 
 
 def build_application():
+    """Django's WSGI application, checked (policy file, replica routes: a bad one stops
+    the start with one line, also without gunicorn_conf's on_starting) and, in keystone
+    mode, behind auth_token."""
     application = get_wsgi_application()
-    from placement_site.api import policy  # needs the settings loaded
+    from placement_site import db_routing  # these need the settings loaded
+    from placement_site.api import policy
 
     policy.check_at_start()
+    db_routing.check_at_start()
     if settings.PLACEMENT_AUTH_STRATEGY == "keystone":
         application = keystone_protected(application)
     return application

@@ -13,6 +13,7 @@ import os
 import resource
 import time
 
+from django.conf import settings
 from django.http import HttpResponse
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -92,7 +93,7 @@ _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def multiprocess_mode():
-    return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+    return bool(settings.PROMETHEUS_MULTIPROC_DIR)
 
 
 def worker_started():
@@ -149,7 +150,7 @@ def exposition():
     update_worker_gauges(force=True)
     if multiprocess_mode():
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry, path=settings.PROMETHEUS_MULTIPROC_DIR)
     else:
         registry = REGISTRY
     return generate_latest(registry)

@@ -234,6 +234,20 @@ PATH_PARAMETERS = {
     "resource_class": {"type": "string"},
 }
 
+# Every operation takes the microversion header. The document describes the answers
+# at LATEST, so its schema names only the values that ask for them; the other
+# microversions are accepted as Placement accepts them (and answered as they were).
+VERSION_HEADER = {
+    "name": "OpenStack-API-Version", "in": "header", "required": False,
+    "schema": {"type": "string", "enum": [f"placement {LATEST}", "placement latest"]},
+    "description": (
+        f"Placement's microversion: `placement {LATEST}` or `placement latest` for the "
+        f"answers described here. `placement {microversion.MIN}` to `placement {LATEST}` "
+        f"are accepted (earlier ones answer as those microversions did); without the "
+        f"header the request is answered at {microversion.MIN}; an unknown version is "
+        "a 406, a malformed one a 400."),
+}
+
 # "^resources(...)?$" in a query schema's patternProperties: the parameter `resources`
 # and its suffixed forms (resources1, resources_NET ...), which OpenAPI cannot name.
 _PATTERN_PARAMETER = re.compile(r"^\^([a-z_]+)\((.*)\)\?\$$")
@@ -331,8 +345,7 @@ def _operation(path, method, operation):
                   for name in re.findall(r"{(\w+)}", path)]
     if operation["query"] is not None:
         parameters += _query_parameters(operation["query"])
-    if parameters:
-        document["parameters"] = parameters
+    document["parameters"] = parameters + [VERSION_HEADER]
     if operation["body"] is not None:
         document["requestBody"] = {"required": True, "content": {
             "application/json": {"schema": operation["body"]}}}

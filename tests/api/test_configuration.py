@@ -85,6 +85,26 @@ def test_bad_environment_values_name_the_variable_and_the_option():
         config.load({"DEBUG": "maybe"})
 
 
+def test_the_system_config_file_is_read_when_it_exists(tmp_path, monkeypatch):
+    assert config.SYSTEM_CONFIG_FILE == "/etc/placement/placement.conf"
+    system = tmp_path / "etc-placement.conf"
+    monkeypatch.setattr(config, "SYSTEM_CONFIG_FILE", str(system))
+    assert config.load({}).placement.max_allocation_candidates == -1  # absent: skipped
+    system.write_text("[placement]\nmax_allocation_candidates = 3\n"
+                      "[api]\nauth_strategy = keystone\n")
+    conf = config.load({})
+    assert conf.placement.max_allocation_candidates == 3
+    assert conf.api.auth_strategy == "keystone"
+    # PLACEMENT_CONFIG_FILE is read after it, and the environment wins over both
+    named = tmp_path / "named"
+    named.mkdir()
+    conf = config.load({**write_conf(named, "[placement]\nmax_allocation_candidates = 4\n"),
+                        "PLACEMENT_AUTH_STRATEGY": "noauth2"})
+    assert conf.placement.max_allocation_candidates == 4
+    assert conf.api.auth_strategy == "noauth2"
+    assert conf.config_file == [str(system), str(named / "placement.conf")]
+
+
 def test_a_missing_config_file_is_an_error(tmp_path):
     with pytest.raises(config.ConfigError, match="PLACEMENT_CONFIG_FILE: no such file"):
         config.load({"PLACEMENT_CONFIG_FILE": str(tmp_path / "nowhere.conf")})

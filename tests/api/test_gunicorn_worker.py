@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30  # generous: the machine may be loaded
 # gunicorn's --timeout; the workers wait at most half of it for a client's bytes.
 WORKER_TIMEOUT = 6
+# How long a next request on a connection may take to be answered or refused by a close;
+# above the half of WORKER_TIMEOUT the workers wait at most for bytes a client owes.
+FOLLOW_UP_TIMEOUT = 10
 WORKERS = {
     "sync": ["--worker-class", "placement_site.gunicorn_worker.PlacementSync"],
     "threaded": ["--worker-class", "placement_site.gunicorn_worker.PlacementThreaded",
@@ -89,12 +92,37 @@ def _response(sock):
     return response.status, {k.lower(): v for k, v in response.getheaders()}, body
 
 
+def _next_request(sock):
+    """Send a next request on a connection that has had its answer: "answered" when it
+    gets its own answer, "closed" when the server closed the connection instead; a
+    connection that does neither within FOLLOW_UP_TIMEOUT hangs, and fails the test."""
+    sock.settimeout(FOLLOW_UP_TIMEOUT)
+    try:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        status, _, body = _response(sock)
+    except (ConnectionResetError, BrokenPipeError):  # http.client.RemoteDisconnected too
+        return "closed"
+    except TimeoutError:
+        pytest.fail("the connection hangs: the next request is neither answered nor refused "
+                    "by a close")
+    assert status == 200 and json.loads(body)["versions"][0]["id"] == "v1.0"
+    return "answered"
+
+
 def _exchange(port, raw, half_close=False):
+    """One request on a new connection, and its answer. Unless the client half-closed,
+    a next request on the same connection is then answered, or the connection closed
+    (it must be, after `Connection: close`): never left hanging."""
     with _connect(port) as sock:
         sock.sendall(raw)
         if half_close:
             sock.shutdown(socket.SHUT_WR)
-        return _response(sock)
+        response = _response(sock)
+        if not half_close:
+            after = _next_request(sock)
+            if response[1].get("connection", "").lower() == "close":
+                assert after == "closed", response
+        return response
 
 
 def _placement_error(status, headers, body, detail):
@@ -178,6 +206,8 @@ def test_refusals_with_late_bodies_on_idle_keep_alive_connections(server):
             except OSError:
                 pass  # the server may already have closed: that is fine too
         assert _answers(server)
+        # and each of those connections was closed, not left waiting for a next request
+        assert [_next_request(sock) for sock in idle] == ["closed"] * len(idle)
     finally:
         for sock in idle:
             sock.close()

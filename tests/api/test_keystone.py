@@ -1,19 +1,21 @@
-"""[api] auth_strategy = keystone: the WSGI application behind keystonemiddleware's
-auth_token (wsgi.py), tokens served by keystonemiddleware's own test fixture (no
-Keystone server). Identity comes only from a validated token; the personas of
-policy.md §4 under enforce_new_defaults and enforce_scope."""
+"""[api] auth_strategy = keystone: the WSGI application gunicorn loads (wsgi.py
+build_application) behind keystonemiddleware's auth_token, tokens served by
+keystonemiddleware's own test fixture (no Keystone server). Identity comes only from a
+validated token; the personas of policy.md §4 under enforce_new_defaults and
+enforce_scope."""
 import json
 import uuid
 
 import pytest
 from django.core import signals
-from django.core.wsgi import get_wsgi_application
+from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 from keystoneauth1 import fixture as token_fixtures
+from keystonemiddleware import auth_token
 from keystonemiddleware.fixture import AuthTokenFixture
 from webob import Request
 
-from placement_site.wsgi import keystone_protected
+from placement_site.wsgi import build_application
 from tests.factories import make_provider
 
 UNAUTHORIZED_START = "This server could not verify that you are authorized"
@@ -22,20 +24,28 @@ KEYSTONE = "https://keystone.example.com/v3"
 
 
 @pytest.fixture
-def keystone(settings, db):
-    """The keystone-mode WSGI application and a way to mint tokens for it."""
+def keep_test_transaction(db):
+    """As Django's test client does: the test's transaction must survive the request."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def keystone(settings, keep_test_transaction):
+    """The keystone-mode WSGI application, built as gunicorn loads it, and a way to mint
+    tokens for it."""
     settings.PLACEMENT_AUTH_STRATEGY = "keystone"
     settings.CONF.set_override("www_authenticate_uri", KEYSTONE, group="keystone_authtoken")
     tokens = AuthTokenFixture()
     tokens.setUp()
-    # As Django's test client does: the test's transaction must survive the request.
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
     try:
-        yield KeystoneClient(keystone_protected(get_wsgi_application()), tokens)
+        yield KeystoneClient(build_application(), tokens)
     finally:
-        signals.request_started.connect(close_old_connections)
-        signals.request_finished.connect(close_old_connections)
         tokens.cleanUp()
         settings.CONF.clear_override("www_authenticate_uri", group="keystone_authtoken")
 
@@ -78,6 +88,27 @@ def assert_placement_401(response):
     body = response.json
     assert body["title"] == "Unauthorized" and body["code"] == "401 Unauthorized"
     assert body["message"].startswith(UNAUTHORIZED_START)
+
+
+def test_gunicorns_application_is_behind_auth_token_in_keystone_mode(keystone):
+    assert isinstance(keystone.app, auth_token.AuthProtocol)
+    assert isinstance(keystone.app._app, WSGIHandler)  # Django, right behind it
+    # noauth2's admin token is no Keystone token: auth_token leaves the caller unknown
+    assert_placement_401(keystone.request("GET", "/traits", "admin"))
+
+
+def test_gunicorns_application_is_django_itself_in_noauth2_mode(
+        settings, keep_test_transaction):
+    settings.PLACEMENT_AUTH_STRATEGY = "noauth2"
+    application = build_application()
+    assert type(application) is WSGIHandler
+    request = Request.blank("/traits?name=in:HW_CPU_X86_AVX2")
+    request.headers.update({"X-Auth-Token": "admin",
+                            "OpenStack-API-Version": "placement latest"})
+    response = request.get_response(application)
+    assert response.status_int == 200
+    assert response.json == {"traits": ["HW_CPU_X86_AVX2"]}
+    assert "WWW-Authenticate" not in response.headers
 
 
 def test_a_valid_token_works(keystone):

@@ -1,20 +1,30 @@
 """A real gunicorn started the way an operator starts it: placement.conf options and a
 YAML policy file take effect, a bad option stops the start with one line.
 
-The server keeps its own SQLite file (the options under test do not depend on the
-database); DATABASE_URL and the other variables are removed so that the file decides.
+The server's database is the one the suite runs on: its own SQLite file, or, in the
+PostgreSQL pass, a throw-away PostgreSQL database on the suite's server, created and
+dropped by the `live` fixture. Either is named by `[placement_database] connection` of
+the written placement.conf; DATABASE_URL and the other variables are removed so that
+the file decides.
 """
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import quote
 
+import psycopg2
 import pytest
+from django.conf import settings
 
 from placement_site import config
 from placement_site.api.policy import ENDPOINT_RULES
@@ -30,12 +40,13 @@ def server_environ(conf_path):
     return environ
 
 
-def start(conf_path, port=PORT):
+def start(conf_path, port=PORT, log=subprocess.PIPE):
+    """gunicorn on conf_path; its stderr (the log) goes to `log`, an open file or a pipe."""
     return subprocess.Popen(
         [str(GUNICORN), "placement_site.wsgi:application", "--bind", f"127.0.0.1:{port}",
          "--workers", "1", "--log-level", "warning"],
-        cwd=ROOT, env=server_environ(conf_path), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, env=server_environ(conf_path), stdout=subprocess.DEVNULL,
+        stderr=log, text=True)
 
 
 def call(method, path, token="user", body=None, headers=None):
@@ -56,16 +67,48 @@ def call(method, path, token="user", body=None, headers=None):
         return error.code, dict(error.headers), error.read()
 
 
+@contextmanager
+def server_database(workdir):
+    """The URL of a database of the suite's engine for a server: a SQLite file in
+    workdir, or a new PostgreSQL database on the suite's server, dropped afterwards."""
+    suite = settings.DATABASES["default"]
+    if suite["ENGINE"] != "django.db.backends.postgresql":
+        yield f"sqlite:///{workdir}/db.sqlite3"
+        return
+    server = {"host": suite["HOST"] or None, "port": suite["PORT"] or None,
+              "user": suite["USER"] or None, "password": suite["PASSWORD"] or None}
+    admin = psycopg2.connect(dbname="postgres", connect_timeout=5, **server)
+    admin.autocommit = True
+    name = f"placement_live_t_{uuid.uuid4().hex[:10]}"
+    with admin.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {name}")
+    try:
+        credentials = quote(suite["USER"] or "", safe="")
+        if suite["PASSWORD"]:
+            credentials += ":" + quote(suite["PASSWORD"], safe="")
+        yield (f"postgresql://{credentials}@{suite['HOST'] or '127.0.0.1'}:"
+               f"{suite['PORT'] or 5432}/{name}")
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.close()
+
+
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("live")
+    with server_database(workdir) as url:
+        yield from _live_server(workdir, url)
+
+
+def _live_server(workdir, database_url):
     (workdir / "policy.yaml").write_text(
         "# every endpoint rule open, as an operator's policy.yaml would say it\n"
         + "".join(f'"{name}": "@"\n' for name in ENDPOINT_RULES))
     conf_path = workdir / "placement.conf"
     conf_path.write_text(f"""
 [placement_database]
-connection = sqlite:///{workdir}/db.sqlite3
+connection = {database_url}
 [oslo_policy]
 # relative: found beside this file
 policy_file = policy.yaml
@@ -77,21 +120,24 @@ allowed_hosts = ui.example.com
 """)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT,
                    env=server_environ(conf_path), check=True)
-    server = start(conf_path)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", PORT), timeout=1).close()
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"server did not start: {server.communicate()[1]}")
-                time.sleep(0.2)
-        yield workdir
-    finally:
-        server.terminate()
-        server.communicate(timeout=30)
+    log_path = workdir / "server.log"
+    # A file, not a pipe: one log line per request would fill a pipe nobody reads.
+    with open(log_path, "w") as log:
+        server = start(conf_path, log=log)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", PORT), timeout=1).close()
+                    break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        pytest.fail(f"server did not start: {log_path.read_text()}")
+                    time.sleep(0.2)
+            yield SimpleNamespace(dir=workdir, database_url=database_url, log=log_path)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
 
 
 def test_yaml_policy_override_takes_effect(live):
@@ -113,7 +159,26 @@ def test_options_of_the_file_take_effect(live):
     status, _, body = call("GET", "/allocation_candidates?resources=VCPU:1")
     assert status == 200
     assert len(json.loads(body)["allocation_requests"]) == 1  # max_allocation_candidates
-    assert (live / "data" / "secret_key").exists()  # generated for this installation
+    assert (live.dir / "data" / "secret_key").exists()  # generated for this installation
+
+
+def test_the_server_writes_to_the_database_of_its_placement_conf(live):
+    status, _, body = call("POST", "/resource_providers", body={"name": "where-am-i"})
+    assert status == 200, body
+    sql = "SELECT uuid FROM resource_providers WHERE name = 'where-am-i'"
+    if live.database_url.startswith("sqlite:///"):
+        connection = sqlite3.connect(live.database_url[len("sqlite:///"):])
+        rows = connection.execute(sql).fetchall()
+    else:  # the PostgreSQL pass: the fixture's throw-away database
+        connection = psycopg2.connect(live.database_url)
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            rows = cursor.fetchall()
+    connection.close()
+    assert [uuid.UUID(str(row[0])) for row in rows] == [uuid.UUID(json.loads(body)["uuid"])]
+    engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[1]
+    assert live.database_url.startswith({"sqlite3": "sqlite:", "postgresql": "postgresql:"}[
+        engine])
 
 
 def test_any_host_gets_json_while_the_ui_keeps_its_host_check(live):
@@ -127,12 +192,18 @@ def test_any_host_gets_json_while_the_ui_keeps_its_host_check(live):
 
 
 def test_a_policy_file_broken_later_keeps_the_last_good_rules(live):
-    policy = live / "policy.yaml"
+    policy = live.dir / "policy.yaml"
     good = policy.read_text()
+    logged = len(live.log.read_text())
     try:
         policy.write_text('"placement:traits:list": [unclosed\n')
         os.utime(policy, (time.time() + 5, time.time() + 5))
         assert call("GET", "/traits")[0] == 200
+        errors = [line for line in live.log.read_text()[logged:].splitlines()
+                  if " ERROR placement_site.api.policy " in line]
+        assert len(errors) == 1, live.log.read_text()[logged:]
+        assert (f"[oslo_policy] {policy}: unusable policy rules: " in errors[0]
+                and errors[0].endswith("; the previous rules stay in force")), errors
         policy.write_text('"placement:traits:list": "!"\n')
         os.utime(policy, (time.time() + 10, time.time() + 10))
         assert call("GET", "/traits")[0] == 403
@@ -153,13 +224,16 @@ def test_a_policy_file_broken_later_keeps_the_last_good_rules(live):
 def test_a_bad_option_stops_the_start_with_one_line(tmp_path, text, message):
     (tmp_path / "broken.yaml").write_text("- a list\n- not a mapping: [\n")
     conf_path = tmp_path / "placement.conf"
-    conf_path.write_text(text + f"[django]\ndata_dir = {tmp_path}\n")
-    server = start(conf_path, port=PORT + 1)
-    try:
-        _, stderr = server.communicate(timeout=60)
-    finally:
-        if server.poll() is None:
-            server.kill()
+    with server_database(tmp_path) as database_url:
+        if "[placement_database]" not in text:
+            text = f"[placement_database]\nconnection = {database_url}\n" + text
+        conf_path.write_text(text + f"[django]\ndata_dir = {tmp_path}\n")
+        server = start(conf_path, port=PORT + 1)
+        try:
+            _, stderr = server.communicate(timeout=60)
+        finally:
+            if server.poll() is None:
+                server.kill()
     assert server.returncode != 0
     assert "Traceback" not in stderr
     errors = [line for line in stderr.splitlines() if "configuration error" in line]

@@ -2,7 +2,7 @@
 route check that stops a start on an unknown replica route."""
 import pytest
 
-from placement_site import config, db_routing
+from placement_site import config, db_routing, wsgi
 from tests.api.test_configuration import write_conf
 
 PRIMARY = "postgresql://placement@db1.example.com/placement"
@@ -65,3 +65,18 @@ def test_an_unknown_replica_route_stops_the_start_with_one_line(settings, capsys
         "route template: allocation-candidates (e.g. allocation_candidates, "
         "resource_providers)\n")
 
+
+
+def test_an_unknown_replica_route_stops_the_wsgi_application(settings, capsys):
+    """What gunicorn loads checks the routes itself: without gunicorn_conf (no
+    on_starting hook) a typo still stops the start."""
+    settings.PLACEMENT_REPLICA_READ_ROUTES = ["resource_provider"]
+    with pytest.raises(SystemExit) as stopped:
+        wsgi.build_application()
+    assert stopped.value.code == 4
+    assert capsys.readouterr().err == (
+        "placement: configuration error: [placement_database] replica_read_routes: not a "
+        "route template: resource_provider (e.g. allocation_candidates, "
+        "resource_providers)\n")
+    settings.PLACEMENT_REPLICA_READ_ROUTES = ["resource_providers"]
+    assert wsgi.build_application() is not None

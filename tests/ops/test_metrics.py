@@ -1,11 +1,19 @@
 """Metrics in one process (the default registry): values after known requests."""
+import logging
+import re
 import uuid
+from pathlib import Path
 
 import pytest
+from django.db.models import F
 from django.test import Client
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
+from allocations import services
+from allocations.models import Consumer
+from placement_site import config
+from placement_site.ops import metrics
 from tests.factories import make_consumer, make_provider, allocate
 
 
@@ -90,6 +98,48 @@ def test_conflicts_by_code_and_capacity_refusals(api):
     assert delta() == [1, 1, 1]
 
 
+def test_an_internal_retry_is_counted_and_logged_with_its_consumers(
+        api, monkeypatch, caplog):
+    provider = make_provider("raced", inventory={"VCPU": 8})
+    consumer = str(uuid.uuid4())
+    body = {"allocations": {provider.uuid: {"resources": {"VCPU": 1}}},
+            "project_id": str(uuid.uuid4()), "user_id": str(uuid.uuid4()),
+            "consumer_generation": None, "consumer_type": "INSTANCE"}
+    assert api.put(f"/allocations/{consumer}", body).status_code == 204
+
+    # One lost generation race: another writer changes the consumer after this write
+    # has read it and before its compare-and-swap. A real concurrent writer cannot be
+    # scheduled into that gap from a test, so the real prepare step is followed, once,
+    # by that writer's UPDATE (rolled back with the lost attempt, as the retry re-reads).
+    prepare = services.allocations_prepare
+    raced = []
+
+    def prepare_then_lose_the_race(**kwargs):
+        plan = prepare(**kwargs)
+        if not raced:
+            raced.append(Consumer.objects.filter(uuid=consumer).update(
+                generation=F("generation") + 1))
+        return plan
+
+    monkeypatch.setattr(services, "allocations_prepare", prepare_then_lose_the_race)
+    delta = Delta(("placement_allocation_write_retries_total", {}))
+    body["consumer_generation"] = 1
+    body["allocations"][provider.uuid]["resources"]["VCPU"] = 2
+    with caplog.at_level(logging.WARNING, logger="placement.allocations"):
+        assert api.put(f"/allocations/{consumer}", body).status_code == 204
+    assert raced == [1]
+    assert delta() == [1]
+    [warning] = [r for r in caplog.records if r.name == "placement.allocations"]
+    assert warning.levelno == logging.WARNING
+    assert warning.consumer_uuids == [consumer] and warning.attempt == 1
+    assert consumer in warning.getMessage()
+    assert "generation conflict" in warning.getMessage()
+    # the retry wrote the allocation, once
+    assert Consumer.objects.get(uuid=consumer).generation == 2
+    assert api.get(f"/allocations/{consumer}").json()["allocations"][provider.uuid][
+        "resources"] == {"VCPU": 2}
+
+
 def test_allocation_candidates_work(api):
     for n in range(3):
         make_provider(f"cn{n}", inventory={"VCPU": 4})
@@ -119,3 +169,36 @@ def test_metrics_path_is_configurable(settings):
     client = Client()  # builds its middleware chain with the setting in force
     assert client.get("/internal/metrics").status_code == 200
     assert client.get("/metrics").status_code == 401  # now an ordinary (unknown) API path
+
+
+def test_multiprocess_mode_follows_the_settings(settings, tmp_path):
+    """PROMETHEUS_MULTIPROC_DIR reaches the metrics through config and settings: with a
+    directory the scrape sums its value files (none here), else this process's registry."""
+    assert settings.PROMETHEUS_MULTIPROC_DIR is None  # the test process: one registry
+    assert b"\nplacement_allocation_write_retries_total " in metrics.exposition()
+    settings.PROMETHEUS_MULTIPROC_DIR = str(tmp_path)
+    assert metrics.multiprocess_mode()
+    assert b"placement_allocation_write_retries_total" not in metrics.exposition()
+
+
+def test_the_multiproc_directory_comes_from_the_environment_through_config():
+    assert config.prometheus_multiproc_dir({"PROMETHEUS_MULTIPROC_DIR": "/run/p"}) == "/run/p"
+    assert config.prometheus_multiproc_dir({"PROMETHEUS_MULTIPROC_DIR": ""}) is None
+    assert config.prometheus_multiproc_dir({}) is None
+
+
+# Modules that may touch os.environ besides config.py: Django's own entry points
+# (DJANGO_SETTINGS_MODULE) and gunicorn_conf, which sets PROMETHEUS_MULTIPROC_DIR for
+# prometheus-client.
+ENVIRONMENT_EXCEPTIONS = {"manage.py", "placement_site/wsgi.py",
+                          "placement_site/gunicorn_conf.py", "placement_site/config.py"}
+
+
+def test_only_config_reads_the_environment():
+    root = Path(__file__).resolve().parents[2]
+    readers = sorted(
+        str(path.relative_to(root))
+        for folder in ("placement_site", "providers", "allocations", "candidates")
+        for path in (root / folder).rglob("*.py")
+        if re.search(r"\bos\.(environ|getenv|putenv)\b", path.read_text()))
+    assert set(readers) | {"manage.py"} <= ENVIRONMENT_EXCEPTIONS, readers

@@ -183,6 +183,17 @@ def test_a_global_request_id_that_is_not_req_uuid_is_not_logged(server):
 
 def test_over_capacity_writes_are_logged_with_their_uuids(server):
     port, log = server
-    [warning] = _log_lines(log, logger="placement.allocations", level="WARNING")
-    assert set(warning) >= {"consumer_uuid", "provider_uuid", "resource_class"}
-    assert warning["provider_uuid"] in warning["message"]
+    rp, consumer = str(uuid.uuid4()), str(uuid.uuid4())
+    assert _call(port, "POST", "/resource_providers", {"name": "tiny", "uuid": rp})[0] == 200
+    assert _call(port, "PUT", f"/resource_providers/{rp}/inventories", {
+        "resource_provider_generation": 0, "inventories": {"MEMORY_MB": {"total": 512}}}
+    )[0] == 200
+    assert _call(port, "PUT", f"/allocations/{consumer}", {
+        "allocations": {rp: {"resources": {"MEMORY_MB": 1024}}},
+        "project_id": str(uuid.uuid4()), "user_id": str(uuid.uuid4()),
+        "consumer_generation": None, "consumer_type": "INSTANCE"})[0] == 409
+    [warning] = _log_lines(log, logger="placement.allocations", level="WARNING",
+                           provider_uuid=rp)
+    assert warning["consumer_uuid"] == consumer
+    assert warning["resource_class"] == "MEMORY_MB"
+    assert rp in warning["message"] and consumer in warning["message"]

@@ -46,10 +46,40 @@ def test_request_schemas_are_the_ones_the_views_validate_with(document):
             is inventory_views.PUT_INVENTORIES_SCHEMA)
     parameters = document["paths"]["/allocation_candidates"]["get"]["parameters"]
     schema = query_schema(LATEST)
-    assert {p["name"] for p in parameters} == set(schema["properties"]) | {
-        "resources", "required", "member_of", "in_tree"}
+    assert {p["name"] for p in parameters if p["in"] == "query"} == set(
+        schema["properties"]) | {"resources", "required", "member_of", "in_tree"}
     usages = document["paths"]["/usages"]["get"]["parameters"]
     assert [p["name"] for p in usages if p["required"]] == ["project_id"]
+
+
+def test_every_operation_takes_the_microversion_header(document):
+    operations = [(path, method, operation) for path, methods in document["paths"].items()
+                  for method, operation in methods.items()]
+    assert len(operations) == 36
+    for path, method, operation in operations:
+        headers = [p for p in operation["parameters"] if p["in"] == "header"]
+        assert headers == [openapi.VERSION_HEADER], (path, method)
+    assert openapi.VERSION_HEADER["schema"]["enum"] == [f"placement {LATEST}",
+                                                        "placement latest"]
+
+
+@pytest.mark.parametrize("header, status, answered", [
+    (f"placement {LATEST}", 200, str(LATEST)),
+    ("placement latest", 200, str(LATEST)),
+    ("placement 1.0", 200, "1.0"),
+    (None, 200, "1.0"),
+    ("placement 1.99", 406, None),
+    ("placement one", 400, None),
+])
+def test_the_microversion_header_behaves_as_documented(make_api, header, status, answered):
+    """What VERSION_HEADER's description says, on one operation."""
+    response = make_api(version=None).get(
+        "/resource_providers", headers={"OpenStack-API-Version": header} if header else {})
+    assert response.status_code == status, response.content
+    if answered:
+        assert response["OpenStack-API-Version"] == f"placement {answered}"
+    else:
+        assert response.json()["errors"][0]["status"] == status
 
 
 def test_every_schema_is_valid_json_schema(document):

@@ -7,10 +7,12 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 
+from allocations.models import Allocation
 from allocations.upstream.schema import REVISION
-from providers.models import ResourceClass, ResourceProvider, Trait
-from tests.upstream.conftest import sqlite_edit
+from providers.models import Inventory, ResourceClass, ResourceProvider, Trait
+from tests.upstream.conftest import source_rows, sqlite_edit
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,3 +130,59 @@ def test_broken_trees_stop_even_with_skip_invalid(sqlite_sample, statement, word
     assert "cannot be imported" in str(info.value)
     assert words in out.getvalue()
     assert nothing_written()
+
+
+def test_a_difference_found_by_verification_rolls_everything_back(sqlite_sample):
+    """A database trigger makes the target keep other provider names than it was given
+    (a target that does not store what it is sent): the only way to make verification
+    differ without planting a bug in the importer."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("CREATE FUNCTION test_rename() RETURNS trigger AS $$ BEGIN "
+                           "NEW.name := NEW.name || ' (changed)'; RETURN NEW; END $$ "
+                           "LANGUAGE plpgsql")
+            cursor.execute("CREATE TRIGGER test_rename BEFORE INSERT ON resource_providers "
+                           "FOR EACH ROW EXECUTE FUNCTION test_rename()")
+        else:
+            cursor.execute("CREATE TRIGGER test_rename AFTER INSERT ON resource_providers "
+                           "BEGIN UPDATE resource_providers SET name = NEW.name || ' (changed)' "
+                           "WHERE id = NEW.id; END")
+    out = StringIO()
+    with pytest.raises(CommandError) as info:
+        call_command("import_placement_db", sqlite_sample, stdout=out, stderr=StringIO())
+    assert str(info.value) == ("source and target differ after writing (listed above); the "
+                               "import was rolled back")
+    report = out.getvalue().splitlines()
+    assert [line.split()[-1] for line in report if line.startswith("resource_providers ")] \
+        == ["NO"]
+    assert [line.split()[-1] for line in report if line.startswith("inventories ")] == ["yes"]
+    assert any(line.startswith("resource_providers: only in target: (") and "(changed)" in line
+               for line in report), report
+    assert nothing_written()
+    assert not Inventory.objects.exists() and not Allocation.objects.exists()
+
+
+def test_an_allocation_whose_provider_row_is_gone(sqlite_sample):
+    sqlite_edit(sqlite_sample, "UPDATE allocations SET resource_provider_id = 999 "
+                               "WHERE id = (SELECT MIN(id) FROM allocations)")
+    (pk, consumer, total), = source_rows(
+        sqlite_sample, "SELECT MIN(id), (SELECT consumer_id FROM allocations WHERE "
+                       "resource_provider_id = 999), COUNT(*) FROM allocations")
+    line = f"allocation id {pk} (consumer {consumer}, provider id 999, "
+    out = StringIO()
+    with pytest.raises(CommandError) as info:
+        call_command("import_placement_db", sqlite_sample, "--dry-run", stdout=out)
+    assert "invalid rows" in str(info.value)
+    listed = [row for row in out.getvalue().splitlines() if row.startswith("invalid: ")]
+    assert len(listed) == 1 and line in listed[0] and listed[0].endswith(
+        "provider row is gone"), listed
+    assert "invalid rows" in refused(sqlite_sample)
+    assert nothing_written()
+
+    out = StringIO()
+    call_command("import_placement_db", sqlite_sample, "--skip-invalid", stdout=out)
+    skipped = [row for row in out.getvalue().splitlines() if row.startswith("skipped: ")]
+    assert len(skipped) == 1 and line in skipped[0]
+    assert "Imported" in out.getvalue()
+    assert Allocation.objects.count() == total - 1
+    assert not Allocation.objects.filter(id=pk).exists()

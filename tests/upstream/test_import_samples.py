@@ -1,12 +1,15 @@
 """import_placement_db on the two samples Placement 16.0.0 wrote (SQLite, MariaDB dump):
 afterwards the API answers exactly what the source rows say."""
 from collections import defaultdict
+from datetime import timezone
+from email.utils import parsedate_to_datetime
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 
-from tests.upstream.conftest import source_rows
+from allocations.upstream.dbapi import to_utc
+from tests.upstream.conftest import source_rows, sqlite_edit
 
 pytestmark = pytest.mark.django_db
 
@@ -61,12 +64,25 @@ def expected(url):
 
 
 @pytest.fixture
-def imported(sample_url):
-    output = run_import(sample_url)
+def batch_args():
+    """Extra import arguments; tests parametrize it to cross batch boundaries."""
+    return ()
+
+
+# 7 rows per batch: every table of the samples but the smallest spans several batches,
+# and a provider's allocations of one class can straddle two (usage is summed across).
+BATCHES = pytest.mark.parametrize("batch_args", [(), ("--batch-size", "7")],
+                                  ids=["default-batch", "batch-of-7"])
+
+
+@pytest.fixture
+def imported(sample_url, batch_args):
+    output = run_import(sample_url, *batch_args)
     assert "Imported" in output
     return sample_url, expected(sample_url)
 
 
+@BATCHES
 def test_providers_and_their_contents(imported, api):
     url, (providers, inventories, traits, aggregates, allocations, _) = imported
     listed = api.get("/resource_providers", version="1.39").json()["resource_providers"]
@@ -90,6 +106,7 @@ def test_providers_and_their_contents(imported, api):
         assert {c: a["resources"] for c, a in held.items()} == by_provider.get(uuid, {})
 
 
+@BATCHES
 def test_every_consumer_at_1_39_and_1_12(imported, api):
     url, (providers, _, _, _, allocations, consumers) = imported
     held = defaultdict(lambda: defaultdict(dict))
@@ -142,6 +159,33 @@ def test_usages_per_project_user_and_consumer_type(imported, api):
                           version="1.39").json()["usages"]
             assert one == {ctype: {"consumer_count": len(counted[((project, user), ctype)]),
                                    **classes}}
+
+
+def assert_last_modified_is_the_source_rows(url, api):
+    rows = source_rows(url, "SELECT uuid, created_at, updated_at FROM resource_providers")
+    for uuid, created, updated in rows:
+        stamp = to_utc(updated if updated is not None else created)
+        for version in ("1.15", "1.39"):
+            response = api.get(f"/resource_providers/{uuid}", version=version)
+            assert response.status_code == 200
+            assert parsedate_to_datetime(response["Last-Modified"]) == \
+                stamp.replace(microsecond=0, tzinfo=timezone.utc), (uuid, version)
+    return rows
+
+
+def test_last_modified_of_each_provider_is_its_source_timestamp(imported, api):
+    """GET /resource_providers/{uuid} (1.15+): Last-Modified is the provider row's
+    updated_at (every provider of the samples was updated), to the second."""
+    rows = assert_last_modified_is_the_source_rows(imported[0], api)
+    assert rows and all(updated is not None for *_, updated in rows)
+
+
+def test_last_modified_of_a_never_updated_provider_is_its_created_at(sqlite_sample, api):
+    sqlite_edit(sqlite_sample, "UPDATE resource_providers SET updated_at = NULL "
+                               "WHERE name IN ('cn1', 'cn2-numa0')")
+    run_import(sqlite_sample)
+    rows = assert_last_modified_is_the_source_rows(sqlite_sample, api)
+    assert sum(updated is None for *_, updated in rows) == 2
 
 
 CANDIDATE_QUERIES = [
