@@ -36,6 +36,8 @@ in_tree(qs, root_id)                   — providers whose root is ``root_id``
 capacity_expression()                  — (total - reserved) * allocation_ratio in SQL
 usage_subquery(rc_id, provider_ref)    — SUM(used) of one class on the provider
                                          referenced by ``provider_ref`` (OuterRef)
+with_usage(inventories)                — Inventory rows annotated with ``used``
+over_capacity(inventories)             — Inventory rows whose usage exceeds capacity
 """
 from django.db.models import (
     Count,
@@ -83,6 +85,26 @@ def capacity_expression():
     """
     return ExpressionWrapper(Cast(F("total") - F("reserved"), FloatField())
                              * F("allocation_ratio"), output_field=FloatField())
+
+
+def with_usage(inventories):
+    """Inventory rows annotated with `used`: SUM(used) of the allocations of the row's
+    class on the row's provider (0 when there are none)."""
+    return inventories.annotate(used=usage_subquery(OuterRef("resource_class_id")))
+
+
+def over_capacity(inventories):
+    """Inventory rows (annotated with `used`) whose allocations exceed their capacity:
+    used > (total - reserved) * allocation_ratio, with something allocated.
+
+    SQL shape:
+        SELECT inventories.*, <usage_subquery> AS used FROM inventories
+        WHERE used > 0 AND used > (total - reserved) * allocation_ratio
+    """
+    return (with_usage(inventories)
+            .annotate(_capacity=capacity_expression())
+            .filter(used__gt=0)
+            .filter(used__gt=F("_capacity")))
 
 
 def capacity_provider_ids(rc_id, amount):

@@ -4,7 +4,7 @@ reshaper may store, huge totals)."""
 import pytest
 from django.db import transaction
 
-from allocations.management.commands.placement_status import USAGE_OVER_CAPACITY, _rows
+from allocations.status_checks import over_capacity_rows
 from providers import querysets, rules
 from providers.models import Inventory, ResourceClass
 from providers.services import inventories as services
@@ -59,7 +59,7 @@ def test_capacity_expression_equals_python(inventories):
 
 def test_placement_status_over_capacity_equals_python(inventories):
     over = {(used, total, reserved) for _, _, used, total, reserved, _ in
-            _rows(USAGE_OVER_CAPACITY)}
+            over_capacity_rows()}
     assert over == {(used, total, reserved)
                     for total, reserved, ratio, used in inventories.values()
                     if used > rules.capacity(total, reserved, ratio)}
