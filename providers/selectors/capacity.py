@@ -11,6 +11,7 @@ Imports go providers <- allocations: usage is read through the reverse relation
 (querysets.usage_subquery), never the Allocation model.
 """
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from providers import querysets, rules
 from providers.models import Inventory
@@ -34,12 +35,12 @@ class InventoryUsage:
     used: int
     provider_generation: int = 0
 
-    @property
+    @cached_property
     def capacity(self):
         """(total - reserved) * allocation_ratio, untruncated (rules.capacity)."""
         return rules.capacity(self.total, self.reserved, self.allocation_ratio)
 
-    @property
+    @cached_property
     def usable(self):
         """The whole units consumers may use (rules.reported_capacity)."""
         return rules.reported_capacity(self.total, self.reserved, self.allocation_ratio)

@@ -86,22 +86,25 @@ def test_capacity_flags_over_commit_and_over_capacity(client, sample):
 
 def test_heatmap_cells_by_usage(client, sample):
     response = client.get(reverse("ui:capacity"))
-    cells = {cell["title"].split(":")[0]: cell for cell in response.context["cells"]}
+    cells = {cell.name: cell for cell in response.context["cells"]}
     # the most used class of each provider decides its colour step (10% each)
-    assert {name: cell["css"] for name, cell in cells.items()} == {
-        "cn1": "h5",            # MEMORY_MB 2048/4000 = 51%
-        "cn1-numa0": "h7",      # VCPU 6/8 = 75%
-        "cn1-numa1": "h0",
-        "cn2": "h1",            # VCPU 2/16 = 12.5% (MEMORY_MB 6%)
-        "shared-disk": "h1",    # 10%
+    assert {name: cell.step for name, cell in cells.items()} == {
+        "cn1": 5,               # MEMORY_MB 2048/4000 = 51%
+        "cn1-numa0": 7,         # VCPU 6/8 = 75%
+        "cn1-numa1": 0,
+        "cn2": 1,               # VCPU 2/16 = 12.5% (MEMORY_MB 6%)
+        "shared-disk": 1,       # 10%
     }
-    assert cells["cn2"]["title"] == "cn2: MEMORY_MB 512/8192 (6%), VCPU 2/16 (12%)"
-    assert f'href="/ui/providers/{sample["numa0"].uuid}/" class="h7"' in text(response)
+    body = text(response)
+    assert (f'<a href="/ui/providers/{sample["cn2"].uuid}/" class="h1" '
+            'title="cn2: MEMORY_MB 512/8192 (6%), VCPU 2/16 (12%)"></a>') in body
+    assert f'href="/ui/providers/{sample["numa0"].uuid}/" class="h7"' in body
+    assert body.count('/" class="h') == 5
 
     vcpu_only = client.get(reverse("ui:capacity"), {"rc": "VCPU"})
     assert vcpu_only.context["chosen"] == "VCPU"
-    assert [c["title"].split(":")[0] for c in vcpu_only.context["cells"]] == [
-        "cn1-numa0", "cn1-numa1", "cn2"]
+    assert [c.name for c in vcpu_only.context["cells"]] == ["cn1-numa0", "cn1-numa1", "cn2"]
+    assert 'title="cn2: VCPU 2/16 (12%)"' in text(vcpu_only)
     # an unknown class falls back to every class
     assert client.get(reverse("ui:capacity"), {"rc": "NOPE"}).context["chosen"] is None
 
@@ -109,9 +112,18 @@ def test_heatmap_cells_by_usage(client, sample):
 def test_heatmap_marks_over_capacity(client, db):
     rp = make_provider("squeezed", inventory={"VCPU": {"total": 4, "reserved": 2}})
     allocate(make_consumer(), rp, VCPU=3)
-    cell, = client.get(reverse("ui:capacity")).context["cells"]
-    assert cell["css"] == "h-over"
-    assert cell["title"].endswith("over capacity")
+    response = client.get(reverse("ui:capacity"))
+    cell, = response.context["cells"]
+    assert (cell.step, cell.over) == ("over", True)
+    assert (f'class="h-over" title="squeezed: VCPU 3/2 (150%) — over capacity"'
+            in text(response))
+
+
+def test_heatmap_escapes_names(client, db):
+    make_provider('<b>"x"</b>', inventory={"VCPU": 1})
+    body = text(client.get(reverse("ui:capacity")))
+    assert 'title="&lt;b&gt;&quot;x&quot;&lt;/b&gt;: VCPU 0/1 (0%)"' in body
+    assert "<b>" not in body
 
 
 def test_capacity_page_without_inventory(client, db):
