@@ -116,7 +116,7 @@ def _preview_rows(rows, rc):
     return mark_safe("\n".join(html(row) for row in rows))
 
 
-def _render_list(request, form, change_form=None, ticked=None, status=200):
+def _render_list(request, form, change_form=None, ticked=None):
     """Step 1: the filter, the matching providers and the change form."""
     rows = []
     if form.is_bound and form.is_valid():
@@ -130,7 +130,7 @@ def _render_list(request, form, change_form=None, ticked=None, status=200):
         "form": form, "change_form": change_form, "rows": rows,
         "rows_html": _list_rows(rows, ticked), "ticked": ticked,
         "class_names": bulk_forms.class_names(),
-    }, status=status)
+    })
 
 
 @staff_member_required
@@ -147,7 +147,7 @@ def bulk_preview(request):
         filter_form = bulk_forms.BulkFilterForm({"resource_class": request.POST.get(
             "resource_class", ""), "name": request.POST.get("name", "")})
         return _render_list(request, filter_form, change_form=form,
-                            ticked=request.POST.getlist("provider"), status=400)
+                            ticked=request.POST.getlist("provider"))
     data = form.cleaned_data
     rows = selectors.bulk_preview(resource_class=data["resource_class"],
                                   provider_uuids=data["provider"], changes=form.changes())

@@ -55,7 +55,7 @@ def resource_classes(request):
         "form": form,
         "custom": [row for row in rows if not row.standard],
         "standard": [row for row in rows if row.standard],
-    }, status=400 if form.errors else 200)
+    })
 
 
 @staff_member_required
@@ -77,7 +77,7 @@ def traits(request):
         "form": form, "q": query,
         "custom": [row for row in rows if not row.standard],
         "standard": [row for row in rows if row.standard],
-    }, status=400 if form.errors else 200)
+    })
 
 
 @staff_member_required

@@ -78,7 +78,7 @@ def test_capacity_flags_over_commit_and_over_capacity(client, sample):
         ("squeezed", "VCPU", 3, 2)]
     body = text(response)
     assert re.search(r'<tr class="flag-over" data-rc="VCPU">', body)
-    assert "1 provider</span>" in body and "7 on 2</span>" in body
+    assert "1 provider</span>" in body and "7 on 2 providers</span>" in body
     # the health check agrees with the page
     assert status_checks.over_capacity_rows() == [
         (squeezed.uuid, "VCPU", 3, 4, 2, 1.0)]
