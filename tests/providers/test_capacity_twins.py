@@ -75,3 +75,14 @@ def test_capacity_filter_equals_python(inventories):
                     for pk, (total, reserved, ratio, used) in inventories.items()
                     if used + amount <= rules.capacity(total, reserved, ratio)}
         assert fits == expected
+
+
+def test_capacity_page_rows_equal_sql(inventories):
+    """The capacity page computes in Python (providers.selectors.capacity) what the
+    over-capacity health check asks the database: the same pairs are over capacity."""
+    from providers.selectors.capacity import inventory_usages
+
+    in_python = {row.provider_uuid for row in inventory_usages() if row.over_capacity}
+    assert in_python == {uuid for uuid, *_ in over_capacity_rows()}
+    assert {row.used for row in inventory_usages()} == {
+        used for *_, used in inventories.values()}

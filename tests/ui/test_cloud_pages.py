@@ -247,3 +247,27 @@ def test_usages_csv_needs_login(db):
 
     response = Client().get(reverse("ui:usages-csv"))
     assert response.status_code == 302
+
+
+# --- login ------------------------------------------------------------------------------------
+
+NEW_PAGES = [("get", "ui:capacity", []), ("get", "ui:status", []),
+             ("get", "ui:resource-classes", []), ("post", "ui:resource-classes", []),
+             ("post", "ui:resource-class-delete", ["CUSTOM_X"]),
+             ("get", "ui:traits", []), ("post", "ui:traits", []),
+             ("post", "ui:trait-delete", ["CUSTOM_X"]),
+             ("get", "ui:bulk", []), ("post", "ui:bulk-preview", []),
+             ("post", "ui:bulk-apply", []), ("get", "ui:usages-csv", [])]
+
+
+@pytest.mark.parametrize("method, name, args", NEW_PAGES)
+def test_pages_and_actions_need_staff_login(db, method, name, args):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    anonymous, plain = Client(), Client()
+    plain.force_login(get_user_model().objects.create_user("plain", password="pw"))
+    for who in (anonymous, plain):
+        response = getattr(who, method)(reverse(name, args=args), {"name": "CUSTOM_X"})
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("admin:login"))
