@@ -92,7 +92,7 @@ class ClassCapacity:
     providers: int = 0
     total: int = 0
     reserved: int = 0
-    capacity: int = 0           # sum of each provider's usable (whole) capacity
+    capacity: int = 0           # sum of each provider's usable (whole) capacity, if any
     used: int = 0
     free: int = 0
     over_committed: int = 0     # units held beyond the physical amount
@@ -110,7 +110,9 @@ def capacity_by_class(usages):
         totals.providers += 1
         totals.total += row.total
         totals.reserved += row.reserved
-        totals.capacity += row.usable
+        # An inventory the reshaper stored with reserved > total has a negative capacity;
+        # it offers nothing, and takes nothing from the other providers' capacity.
+        totals.capacity += max(row.usable, 0)
         totals.used += row.used
         totals.free += row.free
         totals.over_committed += row.over_committed

@@ -84,6 +84,22 @@ def test_capacity_flags_over_commit_and_over_capacity(client, sample):
         (squeezed.uuid, "VCPU", 3, 4, 2, 1.0)]
 
 
+def test_negative_capacity_counts_as_none(client, db):
+    """The reshaper may store reserved > total; such an inventory offers nothing."""
+    from django.db import transaction
+
+    from providers.services import inventories as inventory_services
+
+    make_provider("ok", inventory={"VCPU": 8})
+    odd = make_provider("odd", inventory={"VCPU": 8})
+    with transaction.atomic():
+        inventory_services.write_inventories(provider=odd, capacity_rule=None, inventories={
+            "VCPU": {"total": 4, "reserved": 6}})
+    vcpu = by_class(client.get(reverse("ui:capacity")))["VCPU"]
+    assert (vcpu.total, vcpu.reserved, vcpu.capacity, vcpu.free) == (12, 6, 8, 8)
+    assert vcpu.over_capacity_providers == 0
+
+
 def test_heatmap_cells_by_usage(client, sample):
     response = client.get(reverse("ui:capacity"))
     cells = {cell.name: cell for cell in response.context["cells"]}
