@@ -47,8 +47,9 @@ class InventoryUsage:
 
     @property
     def over_capacity(self):
-        """More is allocated than the capacity allows (after an inventory was lowered)."""
-        return self.used > self.capacity
+        """Something is allocated, more than the capacity allows (after an inventory was
+        lowered); as querysets.over_capacity() asks the database."""
+        return self.used > 0 and self.used > self.capacity
 
     @property
     def free(self):
@@ -59,7 +60,7 @@ class InventoryUsage:
     def over_committed(self):
         """Units allocated beyond the physical amount (total - reserved): what an
         allocation_ratio above 1 lets consumers hold."""
-        return max(self.used - (self.total - self.reserved), 0)
+        return max(self.used - max(self.total - self.reserved, 0), 0)
 
     @property
     def percent(self):
