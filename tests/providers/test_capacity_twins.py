@@ -82,7 +82,12 @@ def test_capacity_page_rows_equal_sql(inventories):
     over-capacity health check asks the database: the same pairs are over capacity."""
     from providers.selectors.capacity import inventory_usages
 
+    unused = provider_create(name="unused")     # negative capacity, nothing allocated
+    with transaction.atomic():
+        services.write_inventories(provider=unused, capacity_rule=None, inventories={
+            "VCPU": {"total": 4, "reserved": 5}})
     in_python = {row.provider_uuid for row in inventory_usages() if row.over_capacity}
     assert in_python == {uuid for uuid, *_ in over_capacity_rows()}
+    assert unused.uuid not in in_python
     assert {row.used for row in inventory_usages()} == {
-        used for *_, used in inventories.values()}
+        used for *_, used in inventories.values()} | {0}
