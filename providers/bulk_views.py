@@ -116,6 +116,12 @@ def _preview_rows(rows, rc):
     return mark_safe("\n".join(html(row) for row in rows))
 
 
+def _target_inputs(rows):
+    """The apply form's hidden "<uuid>:<generation>" of every row the service would take."""
+    return mark_safe("".join(f'<input type="hidden" name="target" value="{escape(row.target)}">'
+                             for row in rows if not row.problem))
+
+
 def _render_list(request, form, change_form=None, ticked=None):
     """Step 1: the filter, the matching providers and the change form."""
     rows = []
@@ -155,8 +161,7 @@ def bulk_preview(request):
         "form": form, "rows": rows, "changes": form.changes(),
         "rows_html": _preview_rows(rows, data["resource_class"]),
         "applicable": [row for row in rows if not row.problem],
-        "targets": mark_safe("".join(f'<input type="hidden" name="target" value="{escape(row.target)}">'
-                                    for row in rows if not row.problem)),
+        "targets": _target_inputs(rows),
         "refused": [row for row in rows if row.problem],
         "going_over": [row for row in rows if row.goes_over and not row.problem],
         "back": _list_url(data["resource_class"], data["name"]),
