@@ -38,6 +38,8 @@ over_capacity_provider_ids()           — providers using more of some class th
 capacity_expression()                  — (total - reserved) * allocation_ratio in SQL
 usage_subquery(rc_id, provider_ref)    — SUM(used) of one class on the provider
                                          referenced by ``provider_ref`` (OuterRef)
+with_usage(inventories)                — Inventory rows annotated with ``used``
+over_capacity(inventories)             — Inventory rows whose usage exceeds capacity
 """
 from django.db.models import (
     Count,
@@ -87,6 +89,26 @@ def capacity_expression():
                              * F("allocation_ratio"), output_field=FloatField())
 
 
+def with_usage(inventories):
+    """Inventory rows annotated with `used`: SUM(used) of the allocations of the row's
+    class on the row's provider (0 when there are none)."""
+    return inventories.annotate(used=usage_subquery(OuterRef("resource_class_id")))
+
+
+def over_capacity(inventories):
+    """Inventory rows (annotated with `used`) whose allocations exceed their capacity:
+    used > (total - reserved) * allocation_ratio, with something allocated.
+
+    SQL shape:
+        SELECT inventories.*, <usage_subquery> AS used FROM inventories
+        WHERE used > 0 AND used > (total - reserved) * allocation_ratio
+    """
+    return (with_usage(inventories)
+            .annotate(_capacity=capacity_expression())
+            .filter(used__gt=0)
+            .filter(used__gt=F("_capacity")))
+
+
 def capacity_provider_ids(rc_id, amount):
     """Ids of providers to which `amount` of class `rc_id` fits now (see module doc).
 
@@ -111,22 +133,10 @@ def capacity_provider_ids(rc_id, amount):
 
 
 def over_capacity_provider_ids():
-    """Ids of providers where the usage of some class exceeds its capacity.
-
-    Placement lets this happen (an inventory lowered below its usage, the
-    reshaper); such a provider takes no new allocation of the class.
-    SQL shape:
-        SELECT provider_id FROM inventories
-        WHERE COALESCE((SELECT SUM(used) FROM allocations a
-                        WHERE a.provider_id = inventories.provider_id
-                          AND a.resource_class_id = inventories.resource_class_id), 0)
-              > (total - reserved) * allocation_ratio
-    """
-    return (Inventory.objects
-            .annotate(_used=Cast(usage_subquery(OuterRef("resource_class_id")), FloatField()),
-                      _capacity=capacity_expression())
-            .filter(_used__gt=F("_capacity"))
-            .values_list("provider_id", flat=True))
+    """Ids of providers where the usage of some class exceeds its capacity
+    (over_capacity). Placement lets this happen (an inventory lowered below its usage,
+    the reshaper); such a provider takes no new allocation of the class."""
+    return over_capacity(Inventory.objects).values_list("provider_id", flat=True)
 
 
 def with_capacity(qs, amounts):

@@ -19,7 +19,7 @@ from django.core.management.color import no_style
 from django.db import DatabaseError, connection, transaction
 from tqdm import tqdm
 
-from allocations.management.commands.placement_status import (
+from allocations.status_checks import (
     check_allocations_have_inventory, check_capacity,
 )
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User

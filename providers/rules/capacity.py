@@ -1,9 +1,9 @@
 """How much of an inventory consumers may use (inventories.md "Capacity").
 
 capacity() is the one Python formula. Where the database must compute it
-(filters over many providers), providers.querysets.capacity_expression() is its
-SQL twin, and allocations' placement_status writes it in raw SQL; a test holds
-them equal (tests/providers/test_capacity_twins.py).
+(filters over many providers, the over-capacity health check),
+providers.querysets.capacity_expression() is its SQL twin; a test holds them
+equal (tests/providers/test_capacity_twins.py).
 """
 import math
 

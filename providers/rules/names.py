@@ -5,6 +5,8 @@ searches them), Python code the compiled forms.
 """
 import re
 
+import jsonschema
+
 CUSTOM_PREFIX = "CUSTOM_"
 MAX_NAME_LENGTH = 255
 
@@ -18,6 +20,14 @@ GROUP_SUFFIX_REGEX = r"[a-zA-Z0-9_-]{1,64}"
 CLASS_NAME_PATTERN = re.compile(NAME_REGEX)
 CUSTOM_NAME_PATTERN = re.compile(CUSTOM_NAME_REGEX)
 
+# A custom resource class name as the API's JSON schemas check it (POST/PUT /resource_classes).
+CUSTOM_NAME_SCHEMA = {"type": "string", "pattern": CUSTOM_NAME_REGEX,
+                      "maxLength": MAX_NAME_LENGTH}
+# Placement's refusal of a trait name it may not create (PUT /traits/{name}).
+INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
+                 'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
+                 '"0"-"9" and "_"')
+
 
 def is_custom(name):
     """True for a CUSTOM_* name (anything else is a standard name or invalid)."""
@@ -27,3 +37,18 @@ def is_custom(name):
 def is_valid_custom_name(name):
     """True when `name` may be created as a custom class or trait (the whole string)."""
     return 0 < len(name) <= MAX_NAME_LENGTH and CUSTOM_NAME_PATTERN.fullmatch(name) is not None
+
+
+def custom_trait_name_problem(name):
+    """Placement's refusal of `name` as a new trait (PUT /traits/{name}), or None."""
+    return None if is_valid_custom_name(name) else INVALID_TRAIT
+
+
+def custom_class_name_problem(name):
+    """Placement's refusal of `name` as a new resource class (POST /resource_classes:
+    its schema message, without jsonschema's account of the schema), or None."""
+    try:
+        jsonschema.validate(name, CUSTOM_NAME_SCHEMA)
+    except jsonschema.ValidationError as exc:
+        return f"JSON does not validate: {exc.message}"
+    return None

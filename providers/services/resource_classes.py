@@ -44,6 +44,8 @@ def resource_class_rename(*, name, new_name):
 
 
 def resource_class_delete(*, name):
+    """Delete a custom class. Raises ResourceClassNotFound, CannotChangeStandard (a
+    standard class), ResourceClassInUse (inventory or allocations of it exist)."""
     with transaction.atomic():
         rc = ResourceClass.objects.select_for_update().filter(name=name).first()
         if rc is None:
@@ -51,7 +53,9 @@ def resource_class_delete(*, name):
         if is_standard_resource_class(name):
             raise exceptions.CannotChangeStandard(
                 f"Error in delete resource class: Cannot delete standard resource class {name}.")
-        if Inventory.objects.filter(resource_class=rc).exists():
+        # Allocations hold a class only through inventory, except after data damage
+        # (placement_status: allocations without inventory); those protect it too.
+        if Inventory.objects.filter(resource_class=rc).exists() or rc.allocations.exists():
             raise exceptions.ResourceClassInUse(
                 f"Error in delete resource class: Cannot delete resource class {name}. "
                 "Class is in use in inventory.")

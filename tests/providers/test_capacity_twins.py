@@ -4,7 +4,7 @@ reshaper may store, huge totals)."""
 import pytest
 from django.db import transaction
 
-from allocations.management.commands.placement_status import USAGE_OVER_CAPACITY, _rows
+from allocations.status_checks import over_capacity_rows
 from providers import querysets, rules
 from providers.models import Inventory, ResourceClass
 from providers.services import inventories as services
@@ -59,7 +59,7 @@ def test_capacity_expression_equals_python(inventories):
 
 def test_placement_status_over_capacity_equals_python(inventories):
     over = {(used, total, reserved) for _, _, used, total, reserved, _ in
-            _rows(USAGE_OVER_CAPACITY)}
+            over_capacity_rows()}
     assert over == {(used, total, reserved)
                     for total, reserved, ratio, used in inventories.values()
                     if used > rules.capacity(total, reserved, ratio)}
@@ -84,3 +84,19 @@ def test_over_capacity_filter_equals_python(inventories):
                 if used > rules.capacity(total, reserved, ratio)}
     assert over == expected
     assert over and len(over) < len(inventories)
+
+
+def test_capacity_page_rows_equal_sql(inventories):
+    """The capacity page computes in Python (providers.selectors.capacity) what the
+    over-capacity health check asks the database: the same pairs are over capacity."""
+    from providers.selectors.capacity import inventory_usages
+
+    unused = provider_create(name="unused")     # negative capacity, nothing allocated
+    with transaction.atomic():
+        services.write_inventories(provider=unused, capacity_rule=None, inventories={
+            "VCPU": {"total": 4, "reserved": 5}})
+    in_python = {row.provider_uuid for row in inventory_usages() if row.over_capacity}
+    assert in_python == {uuid for uuid, *_ in over_capacity_rows()}
+    assert unused.uuid not in in_python
+    assert {row.used for row in inventory_usages()} == {
+        used for *_, used in inventories.values()} | {0}

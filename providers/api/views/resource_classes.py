@@ -12,8 +12,7 @@ from providers.exceptions import ResourceClassNotFound
 from providers.models import ResourceClass
 from providers.services import resource_classes as services
 
-CUSTOM_NAME_SCHEMA = {"type": "string", "pattern": rules.CUSTOM_NAME_REGEX,
-                      "maxLength": rules.MAX_NAME_LENGTH}
+CUSTOM_NAME_SCHEMA = rules.CUSTOM_NAME_SCHEMA
 BODY_SCHEMA = {
     "type": "object",
     "properties": {"name": CUSTOM_NAME_SCHEMA},

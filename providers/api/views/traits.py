@@ -14,9 +14,6 @@ LIST_QUERY_SCHEMA = {
     "properties": {"name": {"type": "string"}, "associated": {"type": "string"}},
     "additionalProperties": False,
 }
-INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
-                 'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
-                 '"0"-"9" and "_"')
 
 
 class TraitViewSet(PlacementViewSet):
@@ -60,8 +57,9 @@ class TraitViewSet(PlacementViewSet):
 
     @endpoint("placement:traits:update", min_version=TRAITS)
     def update(self, request, name):
-        if not rules.is_valid_custom_name(name):
-            raise BadRequest(INVALID_TRAIT)
+        problem = rules.custom_trait_name_problem(name)
+        if problem:
+            raise BadRequest(problem)
         trait, created = services.trait_ensure(name=name)
         response = self.no_content(201 if created else 204,
                                    {"Location": self.location(request, f"/traits/{name}")})

@@ -1,0 +1,52 @@
+"""Forms of the resource class and trait pages of the operator UI.
+
+A name is checked as the API checks it, with Placement's message
+(providers.rules.names); save() makes the one service call of the matching
+API request and returns a message for the user. Everything else (a name
+taken, a class in use) is the services' to refuse.
+"""
+from django import forms
+
+from providers import rules
+from providers.services import resource_classes as resource_class_services
+from providers.services import traits as trait_services
+
+
+class _CustomNameForm(forms.Form):
+    name = forms.CharField(
+        label="Name", help_text="CUSTOM_ followed by upper-case letters, digits and "
+                                "underscores (at most 255 characters).",
+        widget=forms.TextInput(attrs={"size": 40, "placeholder": "CUSTOM_…",
+                                      "class": "mono", "autocomplete": "off"}))
+
+    problem = None  # rules function: Placement's refusal of a name, or None
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        problem = type(self).problem(name)
+        if problem:
+            raise forms.ValidationError(problem)
+        return name
+
+
+class ResourceClassForm(_CustomNameForm):
+    """Create a custom resource class (POST /resource_classes)."""
+
+    problem = staticmethod(rules.custom_class_name_problem)
+
+    def save(self):
+        """Raises ResourceClassExists when the name is taken."""
+        name = self.cleaned_data["name"]
+        resource_class_services.resource_class_create(name=name)
+        return f"Created resource class {name}."
+
+
+class TraitForm(_CustomNameForm):
+    """Create a custom trait (PUT /traits/{name}: an existing one is left as it is)."""
+
+    problem = staticmethod(rules.custom_trait_name_problem)
+
+    def save(self):
+        name = self.cleaned_data["name"]
+        _, created = trait_services.trait_ensure(name=name)
+        return f"Created trait {name}." if created else f"Trait {name} already exists."

@@ -1,0 +1,88 @@
+"""Resource class and trait pages of the operator UI (/ui/resource-classes/, /ui/traits/).
+
+Each lists its names with how much they are used (providers.selectors.catalogue,
+a fixed number of queries) and creates or deletes custom ones through the same
+services as the API. The services keep standard names and names in use from
+being deleted; their refusals (Placement's messages) are shown as messages.
+"""
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from placement_site.service_errors import SERVICE_ERRORS, error_message
+from providers import catalogue_forms
+from providers.selectors import catalogue as selectors
+from providers.services import resource_classes as resource_class_services
+from providers.services import traits as trait_services
+
+
+def _create(request, form):
+    """Save a create form; True when saved (the caller redirects), else the form
+    carries the refusal."""
+    if not form.is_valid():
+        return False
+    try:
+        summary = form.save()
+    except SERVICE_ERRORS as exc:
+        form.add_error("name", error_message(exc))
+        return False
+    messages.success(request, summary)
+    return True
+
+
+def _delete(request, delete, name, kind):
+    """Call a delete service; its refusal becomes an error message."""
+    try:
+        delete(name=name)
+    except SERVICE_ERRORS as exc:
+        messages.error(request, error_message(exc))
+    else:
+        messages.success(request, f"Deleted {kind} {name}.")
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def resource_classes(request):
+    form = catalogue_forms.ResourceClassForm(request.POST or None)
+    if request.method == "POST" and _create(request, form):
+        return redirect("ui:resource-classes")
+    rows = selectors.resource_class_rows()
+    return render(request, "ui/resource_classes.html", {
+        "form": form,
+        "custom": [row for row in rows if not row.standard],
+        "standard": [row for row in rows if row.standard],
+    })
+
+
+@staff_member_required
+@require_POST
+def resource_class_delete(request, name):
+    _delete(request, resource_class_services.resource_class_delete, name, "resource class")
+    return redirect("ui:resource-classes")
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def traits(request):
+    form = catalogue_forms.TraitForm(request.POST or None)
+    if request.method == "POST" and _create(request, form):
+        return redirect("ui:traits")
+    query = request.GET.get("q", "").strip()
+    rows = selectors.trait_rows(query)
+    return render(request, "ui/traits.html", {
+        "form": form, "q": query,
+        "custom": [row for row in rows if not row.standard],
+        "standard": [row for row in rows if row.standard],
+    })
+
+
+@staff_member_required
+@require_POST
+def trait_delete(request, name):
+    _delete(request, trait_services.trait_delete, name, "trait")
+    query = request.POST.get("q", "").strip()   # back to the list as it was filtered
+    return redirect(reverse("ui:traits") + (f"?{urlencode({'q': query})}" if query else ""))

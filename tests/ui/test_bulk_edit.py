@@ -1,0 +1,226 @@
+"""Bulk edit of allocation ratios and reserved amounts: list, preview (nothing written),
+apply with each preview row's generation, a concurrently changed provider reported
+as a conflict while the others are applied."""
+import pytest
+from django.contrib.messages import get_messages
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from providers.models import Inventory, ResourceProvider
+from providers.services import inventories as inventory_services
+from providers.services.inventory_bulk import APPLIED, CONFLICT, REFUSED, inventories_bulk_update
+from tests.factories import allocate, make_consumer, make_provider
+
+pytestmark = pytest.mark.django_db
+
+
+def text(response):
+    return response.content.decode()
+
+
+def shown(response):
+    return [str(m) for m in get_messages(response.wsgi_request)]
+
+
+def vcpu(provider):
+    inv = Inventory.objects.get(provider=provider, resource_class__name="VCPU")
+    return {f: getattr(inv, f) for f in ("total", "reserved", "min_unit", "max_unit",
+                                         "step_size", "allocation_ratio")}
+
+
+def generation(provider):
+    return ResourceProvider.objects.get(pk=provider.pk).generation
+
+
+def preview(client, providers, **change):
+    data = {"resource_class": "VCPU", "name": "", "provider": [p.uuid for p in providers],
+            **{k: v for k, v in change.items()}}
+    return client.post(reverse("ui:bulk-preview"), data)
+
+
+def apply_form(response):
+    """The fields the preview page's apply form posts."""
+    form = response.context["form"].cleaned_data
+    data = {"resource_class": form["resource_class"], "name": form["name"],
+            "target": [row.target for row in response.context["applicable"]]}
+    data.update(response.context["changes"])
+    return data
+
+
+# --- step 1: the list ------------------------------------------------------------------------
+
+def test_list_filters_by_class_and_name(client, sample):
+    response = client.get(reverse("ui:bulk"), {"resource_class": "VCPU"})
+    assert response.status_code == 200
+    assert [r.provider_name for r in response.context["rows"]] == ["cn1-numa0", "cn1-numa1", "cn2"]
+    assert response.context["ticked"] is None   # all ticked at first
+    assert text(response).count('name="provider"') == 3
+
+    numa = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "name": "NUMA"})
+    assert [r.provider_name for r in numa.context["rows"]] == ["cn1-numa0", "cn1-numa1"]
+    memory = client.get(reverse("ui:bulk"), {"resource_class": "MEMORY_MB"})
+    assert [(r.provider_name, r.reserved, r.usable, r.used) for r in memory.context["rows"]] == [
+        ("cn1", 96, 4000, 2048), ("cn2", 0, 8192, 512)]
+
+
+def test_list_without_or_with_unknown_class(client, sample):
+    assert client.get(reverse("ui:bulk")).context["rows"] == []
+    response = client.get(reverse("ui:bulk"), {"resource_class": "NOPE"})
+    assert response.context["rows"] == []
+    assert "No such resource class NOPE." in text(response)
+    none = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "name": "zzz"})
+    assert "No provider whose name contains “zzz” has VCPU inventory." in text(none)
+
+
+# --- step 2: the preview ------------------------------------------------------------------------
+
+def test_preview_ratio_before_after_and_who_goes_over(client, sample):
+    numa0, numa1, cn2 = sample["numa0"], sample["numa1"], sample["cn2"]
+    before = {p.pk: (vcpu(p), generation(p)) for p in (numa0, numa1, cn2)}
+    response = preview(client, [numa0, numa1, cn2], allocation_ratio="0.5")
+    assert response.status_code == 200
+    rows = {row.before.provider_name: row for row in response.context["rows"]}
+    assert {name: (row.before.usable, row.after.usable, row.after.allocation_ratio)
+            for name, row in rows.items()} == {
+        "cn1-numa0": (8, 4, 0.5), "cn1-numa1": (8, 4, 0.5), "cn2": (16, 8, 0.5)}
+    # numa0 holds 6 VCPU: over the new capacity 4, and who holds it is named
+    assert [name for name, row in rows.items() if row.goes_over] == ["cn1-numa0"]
+    assert rows["cn1-numa0"].holders == [(sample["vm1"].uuid, 6)]
+    assert [row.target for row in response.context["applicable"]] == [
+        f"{p.uuid}:{p.generation}" for p in (numa0, numa1, cn2)]
+    body = text(response)
+    assert "goes over capacity" in body and sample["vm1"].uuid in body
+    assert "8 → <strong>4</strong>" in body
+    assert "Apply to 3 providers" in body
+    # nothing written
+    assert {p.pk: (vcpu(p), generation(p)) for p in (numa0, numa1, cn2)} == before
+
+
+def test_preview_shows_the_services_refusals(client, sample):
+    numa0, cn2 = sample["numa0"], sample["cn2"]
+    response = preview(client, [numa0, cn2], reserved="10")
+    rows = {row.before.provider_name: row for row in response.context["rows"]}
+    # numa0 has 8 VCPU: reserved 10 leaves a negative capacity, refused as the API does
+    assert rows["cn1-numa0"].problem == (
+        f"Invalid inventory for 'VCPU' on resource provider '{numa0.uuid}'. "
+        "The reserved value is greater than total.")
+    assert rows["cn2"].problem is None
+    assert (rows["cn2"].after.reserved, rows["cn2"].after.usable) == (10, 6)
+    assert [row.before.provider_name for row in response.context["applicable"]] == ["cn2"]
+    assert "Apply to 1 provider<" in text(response)
+
+    negative = preview(client, [cn2], reserved="-1")
+    assert negative.context["rows"][0].problem.endswith(
+        "reserved must be an integer from 0 to 2147483647; got -1.")
+    assert "Apply to" not in text(negative)
+
+
+def test_preview_needs_a_change_and_a_provider(client, sample):
+    response = preview(client, [sample["cn2"]])
+    assert response.status_code == 200  # the form again, with its errors
+    assert "Give a new allocation ratio, a new reserved amount or both." in text(response)
+    assert [r.provider_name for r in response.context["rows"]] == ["cn1-numa0", "cn1-numa1", "cn2"]
+    assert response.context["ticked"] == {sample["cn2"].uuid}
+
+    nothing = preview(client, [], allocation_ratio="2")
+    assert nothing.status_code == 200  # the form again, with its errors
+    assert "Tick at least one provider." in text(nothing)
+    not_a_number = preview(client, [sample["cn2"]], allocation_ratio="lots")
+    assert "Enter a number." in text(not_a_number)
+
+
+# --- step 3: apply ---------------------------------------------------------------------------------
+
+def test_apply_writes_each_provider_with_its_preview_generation(client, sample):
+    numa1, cn2 = sample["numa1"], sample["cn2"]
+    shown_before = preview(client, [numa1, cn2], allocation_ratio="4", reserved="1")
+    gens = {p.pk: generation(p) for p in (numa1, cn2)}
+    response = client.post(reverse("ui:bulk-apply"), apply_form(shown_before))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("ui:bulk") + "?resource_class=VCPU"
+    assert shown(response) == [
+        "Set VCPU allocation_ratio 4.0, reserved 1 on 2 provider(s): cn1-numa1, cn2."]
+    assert vcpu(numa1) == {"total": 8, "reserved": 1, "min_unit": 1, "max_unit": 2147483647,
+                           "step_size": 1, "allocation_ratio": 4.0}
+    assert (vcpu(cn2)["reserved"], vcpu(cn2)["allocation_ratio"]) == (1, 4.0)
+    assert {p.pk: generation(p) for p in (numa1, cn2)} == {pk: g + 1 for pk, g in gens.items()}
+    # untouched: not ticked
+    assert vcpu(sample["numa0"])["allocation_ratio"] == 1.0
+
+
+def test_apply_reports_a_concurrent_change_as_conflict_and_applies_the_others(client, sample):
+    numa0, numa1, cn2 = sample["numa0"], sample["numa1"], sample["cn2"]
+    shown_before = preview(client, [numa0, numa1, cn2], allocation_ratio="2")
+    # someone else changes cn2 after the preview was computed
+    inventory_services.inventory_set(
+        provider=ResourceProvider.objects.get(pk=cn2.pk), resource_class="VCPU",
+        generation=generation(cn2), record={"total": 32})
+    response = client.post(reverse("ui:bulk-apply"), apply_form(shown_before), follow=True)
+    assert response.status_code == 200
+    messages = [str(m) for m in response.context["messages"]]
+    assert messages == [
+        "Set VCPU allocation_ratio 2.0 on 2 provider(s): cn1-numa0, cn1-numa1.",
+        "Conflict: cn2 was changed by someone else since the preview (resource provider "
+        "generation conflict); not applied. Its current values are shown below: preview "
+        "again to apply to it."]
+    assert vcpu(numa0)["allocation_ratio"] == vcpu(numa1)["allocation_ratio"] == 2.0
+    assert (vcpu(cn2)["total"], vcpu(cn2)["allocation_ratio"]) == (32, 1.0)
+    # back on the list, showing the current values
+    assert {r.provider_name: r.allocation_ratio for r in response.context["rows"]} == {
+        "cn1-numa0": 2.0, "cn1-numa1": 2.0, "cn2": 1.0}
+    assert '<li class="error">Conflict: cn2' in text(response)
+
+
+def test_apply_with_a_bad_form_writes_nothing(client, sample):
+    response = client.post(reverse("ui:bulk-apply"), {
+        "resource_class": "VCPU", "allocation_ratio": "2", "target": ["garbage"]})
+    assert response.status_code == 302
+    assert shown(response) == ["Nothing applied: Not a provider and generation: garbage"]
+    assert vcpu(sample["cn2"])["allocation_ratio"] == 1.0
+
+
+def test_service_outcomes(sample):
+    numa0, cn1 = sample["numa0"], sample["cn1"]
+    outcomes = inventories_bulk_update(resource_class="VCPU", changes={"reserved": 9}, targets=[
+        (numa0.uuid, numa0.generation),           # 9 > total 8: refused
+        (cn1.uuid, cn1.generation),               # no VCPU inventory
+        (cn1.uuid, cn1.generation + 5),           # ... and a stale generation first
+        ("00000000-0000-0000-0000-000000000000", 0),
+        (sample["cn2"].uuid, sample["cn2"].generation)])
+    assert [(o.provider_name, o.status) for o in outcomes] == [
+        ("cn1-numa0", REFUSED), ("cn1", REFUSED), ("cn1", CONFLICT),
+        ("00000000-0000-0000-0000-000000000000", REFUSED), ("cn2", APPLIED)]
+    assert outcomes[0].message == (
+        f"Unable to update inventory for resource provider {numa0.uuid}: Invalid inventory "
+        f"for 'VCPU' on resource provider '{numa0.uuid}'. The reserved value is greater "
+        "than total.")
+    assert outcomes[1].message == (f"No inventory record with resource class for resource "
+                                   f"provider {cn1.uuid}: No inventory of class VCPU found.")
+    assert outcomes[4].generation == sample["cn2"].generation + 1
+
+
+# --- queries ---------------------------------------------------------------------------------------
+
+def test_list_and_preview_take_constant_queries(client, db):
+    def count(method, url, data):
+        with CaptureQueriesContext(connection) as captured:
+            response = getattr(client, method)(url, data)
+        assert response.status_code == 200
+        return len(captured)
+
+    def grow(start, n):
+        for i in range(start, start + n):
+            rp = make_provider(f"node-{i:03d}", inventory={"VCPU": 8})
+            allocate(make_consumer(), rp, VCPU=6)
+
+    def measure():
+        uuids = list(ResourceProvider.objects.values_list("uuid", flat=True))
+        return (count("get", reverse("ui:bulk"), {"resource_class": "VCPU"}),
+                count("post", reverse("ui:bulk-preview"), {
+                    "resource_class": "VCPU", "provider": uuids, "allocation_ratio": "0.5"}))
+
+    grow(0, 2)
+    few = measure()
+    grow(2, 25)
+    assert measure() == few
