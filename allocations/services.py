@@ -38,6 +38,7 @@ from allocations import exceptions, rules
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from placement_site.ops import events
 from providers.models import Inventory, ResourceClass, ResourceProvider
+from providers.services import change_log
 
 LOG = logging.getLogger(__name__)
 
@@ -204,7 +205,7 @@ def allocations_apply(plan):
     now = timezone.now()
     records = plan.records
     touched = sorted({r.provider_id for r in records})
-    _bump_provider_generations(touched, now)
+    old_generations = _bump_provider_generations(touched, now)
 
     consumer_ids = _write_consumers(plan, now)
 
@@ -232,7 +233,7 @@ def allocations_apply(plan):
         own_usage[key] = row["own"] or 0
     rules.check_write_set(records, limits, current_usage, own_usage)
 
-    Allocation.objects.filter(consumer_id__in=existing_ids).delete()
+    held = _delete_allocations(existing_ids)
     Allocation.objects.bulk_create([
         Allocation(consumer_id=consumer_ids[r.consumer_uuid], provider_id=r.provider_id,
                    resource_class_id=r.resource_class_id, used=r.amount, created_at=now)
@@ -242,6 +243,7 @@ def allocations_apply(plan):
                if not c.allocations and c.consumer_uuid in plan.existing]
     if emptied:
         Consumer.objects.filter(id__in=emptied).delete()
+    change_log.changes_record(_allocation_changes(plan, old_generations, held))
 
 
 def allocations_delete(*, consumer_uuid):
@@ -252,22 +254,40 @@ def allocations_delete(*, consumer_uuid):
     """
     with transaction.atomic():
         consumer = (Consumer.objects.select_for_update().filter(uuid=consumer_uuid)
-                    .values("id").first())
-        if consumer is None or not Allocation.objects.filter(consumer_id=consumer["id"]).exists():
+                    .values("id", "generation").first())
+        # The rows themselves rather than exists(): the change log's "before", same query count.
+        rows = [] if consumer is None else list(
+            Allocation.objects.filter(consumer_id=consumer["id"])
+            .values_list("provider__uuid", "resource_class__name", "used").order_by("id"))
+        if not rows:
             raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
         deleted, _ = Allocation.objects.filter(consumer_id=consumer["id"]).delete()
         if not deleted:
             raise exceptions.ConsumerVanished(consumer_uuid)
         Consumer.objects.filter(id=consumer["id"]).delete()
+        held = {}
+        for rp_uuid, rc_name, used in rows:
+            held.setdefault(rp_uuid, {})[rc_name] = used
+        change_log.changes_record([
+            change_log.Change(change_log.CONSUMER, consumer_uuid, "delete",
+                              before={"generation": consumer["generation"], "allocations": held}),
+            *[change_log.Change(change_log.PROVIDER, rp_uuid, "allocations",
+                                before={"consumers": {consumer_uuid: resources}},
+                                after={"consumers": {consumer_uuid: {}}})
+              for rp_uuid, resources in held.items()],
+        ])
 
 
 # --- internals ------------------------------------------------------------------
 
 
 def _bump_provider_generations(provider_ids, now):
-    """Lock the providers in id order and compare-and-swap their generation +1."""
+    """Lock the providers in id order and compare-and-swap their generation +1.
+
+    Returns {provider id: generation before the write}.
+    """
     if not provider_ids:
-        return
+        return {}
     locked = list(ResourceProvider.objects.select_for_update()
                   .filter(id__in=provider_ids).order_by("id").values_list("id", "generation"))
     if len(locked) != len(provider_ids):
@@ -283,6 +303,94 @@ def _bump_provider_generations(provider_ids, now):
         if cursor.rowcount != len(locked):
             raise exceptions.AllocationWriteConflict(
                 "resource provider generation conflict")
+    return dict(locked)
+
+
+# The replaced allocations, returned by the DELETE itself (PostgreSQL, SQLite >= 3.35):
+# the change log's "before" without another read. A scalar subquery per deleted row
+# names the provider and class (primary-key lookups).
+DELETE_RETURNING_SQL = (
+    "DELETE FROM allocations WHERE consumer_id IN ({ids}) RETURNING consumer_id, "
+    "(SELECT uuid FROM resource_providers WHERE id = allocations.provider_id), "
+    "(SELECT name FROM resource_classes WHERE id = allocations.resource_class_id), used")
+
+
+def _delete_allocations(consumer_ids):
+    """Delete the allocations of `consumer_ids`; returns what they held.
+
+    {consumer id: {provider uuid: {class name: used}}}, or None where the
+    database cannot return deleted rows (then the log has no "before" allocations).
+    """
+    if not consumer_ids:
+        return {}
+    if not connection.features.can_return_columns_from_insert:
+        Allocation.objects.filter(consumer_id__in=consumer_ids).delete()
+        return None
+    held = {}
+    with connection.cursor() as cursor:
+        cursor.execute(DELETE_RETURNING_SQL.format(ids=", ".join(["%s"] * len(consumer_ids))),
+                       list(consumer_ids))
+        for consumer_id, rp_uuid, rc_name, used in cursor.fetchall():
+            held.setdefault(consumer_id, {}).setdefault(rp_uuid, {})[rc_name] = used
+    return held
+
+
+def _allocation_changes(plan, old_generations, held):
+    """The change log entries of an allocation write (allocations_apply).
+
+    One per consumer written: its generation before -> after, the allocations it
+    held (when known) and those it holds now, its project, user and type as sent.
+    One per provider whose allocations changed: its generation transition (the
+    providers of the new allocations) and, per consumer of the write, what that
+    consumer held there before (when known) and holds there now.
+    """
+    new = {}
+    for r in plan.records:
+        if r.amount > 0:
+            new.setdefault(r.consumer_uuid, {}).setdefault(
+                r.provider_uuid, {})[r.resource_class] = r.amount
+    uuid_of = {row["id"]: consumer_uuid for consumer_uuid, row in plan.existing.items()}
+    held_by_uuid = None if held is None else {
+        uuid_of[consumer_id]: allocations for consumer_id, allocations in held.items()}
+
+    changes = []
+    for wanted in plan.consumers:
+        current = plan.existing.get(wanted.consumer_uuid)
+        if current is None and not wanted.allocations:
+            continue  # nothing held, nothing written
+        before = None
+        if current is not None:
+            before = {"generation": current["generation"]}
+            if held_by_uuid is not None:
+                before["allocations"] = held_by_uuid.get(wanted.consumer_uuid, {})
+        after = None
+        if wanted.allocations:
+            after = {"generation": current["generation"] + 1 if current else 1,
+                     "project": wanted.project_id, "user": wanted.user_id,
+                     "allocations": new.get(wanted.consumer_uuid, {})}
+            if wanted.consumer_type is not None:
+                after["consumer_type"] = wanted.consumer_type
+        changes.append(change_log.Change(
+            change_log.CONSUMER, wanted.consumer_uuid, "allocations", before, after))
+
+    providers = {}  # provider uuid -> (before, after)
+    for r in plan.records:
+        if r.provider_uuid not in providers:
+            old = old_generations[r.provider_id]
+            providers[r.provider_uuid] = (
+                {"generation": old, **({} if held is None else {"consumers": {}})},
+                {"generation": old + 1, "consumers": {}})
+        resources = providers[r.provider_uuid][1]["consumers"].setdefault(r.consumer_uuid, {})
+        if r.amount > 0:
+            resources[r.resource_class] = r.amount
+    for consumer_uuid, allocations in (held_by_uuid or {}).items():
+        for rp_uuid, resources in allocations.items():
+            before, after = providers.setdefault(rp_uuid, ({"consumers": {}}, {"consumers": {}}))
+            before["consumers"][consumer_uuid] = resources
+            after["consumers"].setdefault(consumer_uuid, {})
+    changes += [change_log.Change(change_log.PROVIDER, rp_uuid, "allocations", before, after)
+                for rp_uuid, (before, after) in providers.items()]
+    return changes
 
 
 def _ensure_named(model, column, values):
