@@ -10,6 +10,12 @@ Public entry points:
   allocations_prepare(...) (read-only checks) and allocations_apply(plan)
   (locks, capacity checks, writes) when other writes go between them.
 * allocations_delete(consumer_uuid=...) -- DELETE /allocations/{c}.
+* allocation_move(...) and consumer_allocations_remove(...) -- the operator UI's
+  generation-checked move of one allocation and removal of all, each one
+  allocations_replace() of the consumer.
+
+Every write records its change log entries (providers.services.change_log) in its
+transaction: one INSERT, with what the write read and wrote anyway.
 
 Concurrency (PostgreSQL, several server processes): no table locks. Inside
 the transaction every touched provider row is locked in ascending id order
@@ -34,7 +40,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from allocations import exceptions, rules
+from allocations import exceptions, rules, selectors
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from placement_site.ops import events
 from providers.models import Inventory, ResourceClass, ResourceProvider
@@ -72,6 +78,8 @@ class WritePlan:
     existing: dict  # consumer uuid -> {"id", "generation"}
     records: list  # rules.WriteRecord in request order
     resource_class_ids: dict = field(default_factory=dict)
+    # provider id -> (uuid, generation the caller saw); see allocations_replace()
+    provider_generations: dict = field(default_factory=dict)
 
 
 def post_unknown_class(name):
@@ -84,23 +92,30 @@ def put_unknown_class(consumer_uuid):
     return lambda name: exceptions.NoSuchResourceClass(name, consumer_uuid=consumer_uuid)
 
 
-def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
+def allocations_replace(*, consumers, on_unknown_class=post_unknown_class,
+                        provider_generations=None):
     """Atomically give every consumer in `consumers` exactly its new allocations.
 
     consumers: list of ConsumerAllocations, in request (body) order.
     on_unknown_class: name -> exception for a resource class that does not exist.
+    provider_generations: optional {provider uuid: generation the caller saw}
+        (the operator UI's moves; the API has no such check): each is compared
+        with the provider's generation once it is locked, whether or not the
+        write touches that provider.
     Retries up to settings.PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT times in a
     fresh transaction when a concurrent write is detected.
     Raises ConsumerGenerationConflict, ProviderDoesNotExist, NoSuchResourceClass,
-    InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
-    AllocationWriteConflict (retries exhausted).
+    ProviderGenerationMismatch, InvalidInventory, InvalidAllocationConstraints,
+    CapacityExceeded, AllocationWriteConflict (retries exhausted).
     """
     retries = max(0, settings.PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT)
     for attempt in range(retries + 1):
         try:
             with transaction.atomic():
-                allocations_replace_in_transaction(
-                    consumers=consumers, on_unknown_class=on_unknown_class)
+                plan = allocations_prepare(consumers=consumers,
+                                           on_unknown_class=on_unknown_class,
+                                           provider_generations=provider_generations)
+                allocations_apply(plan)
             return
         except exceptions.AllocationWriteConflict as exc:
             conflict = exc
@@ -130,11 +145,13 @@ def allocations_replace_in_transaction(*, consumers, on_unknown_class=post_unkno
     allocations_apply(plan)
 
 
-def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class):
+def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
+                        provider_generations=None):
     """Read-only checks of an allocation write, in Placement's order.
 
     1. consumer generations (body order; 409 ConsumerGenerationConflict),
-    2. every provider named in new allocations exists (400 ProviderDoesNotExist),
+    2. every provider named in new allocations (and in provider_generations,
+       see allocations_replace) exists (400 ProviderDoesNotExist),
     3. every resource class exists (400, on_unknown_class(name)).
     Returns a WritePlan for allocations_apply() in the same transaction.
     """
@@ -152,7 +169,8 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class):
             raise exceptions.ConsumerGenerationConflict(current_generation, wanted.generation)
 
     provider_uuids = list(dict.fromkeys(
-        rp_uuid for wanted in consumers for rp_uuid in wanted.allocations))
+        [rp_uuid for wanted in consumers for rp_uuid in wanted.allocations]
+        + list(provider_generations or ())))
     providers = dict(ResourceProvider.objects.filter(uuid__in=provider_uuids)
                      .values_list("uuid", "id"))
     for rp_uuid in provider_uuids:
@@ -192,7 +210,10 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class):
                     wanted.consumer_uuid, row["provider_id"], row["provider__uuid"],
                     row["resource_class_id"], row["resource_class__name"], 0))
     return WritePlan(consumers=list(consumers), existing=existing, records=records,
-                     resource_class_ids=class_ids)
+                     resource_class_ids=class_ids,
+                     provider_generations={providers[rp_uuid]: (rp_uuid, generation)
+                                           for rp_uuid, generation
+                                           in (provider_generations or {}).items()})
 
 
 def allocations_apply(plan):
@@ -205,7 +226,7 @@ def allocations_apply(plan):
     now = timezone.now()
     records = plan.records
     touched = sorted({r.provider_id for r in records})
-    old_generations = _bump_provider_generations(touched, now)
+    old_generations = _bump_provider_generations(touched, now, plan.provider_generations)
 
     consumer_ids = _write_consumers(plan, now)
 
@@ -278,20 +299,92 @@ def allocations_delete(*, consumer_uuid):
         ])
 
 
+def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
+                    consumer_generation, source_generation, target_generation):
+    """Move a consumer's allocation of one class from one provider to another.
+
+    One allocations_replace() of the consumer's whole allocation set: the class
+    leaves `source_uuid` and is added to `target_uuid` (summed with what the
+    consumer may already hold there); project, user and type are kept. Checked
+    against the consumer generation and both provider generations the caller
+    saw, so a concurrent change is a conflict, not a silent overwrite; the target
+    must have inventory of the class and room for the amount (the write's own
+    capacity checks). Returns the amount moved.
+    Raises ConsumerAllocationsNotFound, AllocationNotHeld, MoveToSameProvider,
+    ConsumerGenerationConflict, ProviderGenerationMismatch, ProviderDoesNotExist,
+    InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
+    AllocationWriteConflict.
+    """
+    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
+    if not current.allocations:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    if current.generation != consumer_generation:
+        raise exceptions.ConsumerGenerationConflict(current.generation, consumer_generation)
+    wanted = {rp_uuid: dict(entry["resources"])
+              for rp_uuid, entry in current.allocations.items()}
+    amount = wanted.get(source_uuid, {}).pop(resource_class, None)
+    if amount is None:
+        raise exceptions.AllocationNotHeld(consumer_uuid, source_uuid, resource_class)
+    if target_uuid == source_uuid:
+        raise exceptions.MoveToSameProvider(source_uuid, resource_class)
+    if not wanted[source_uuid]:
+        del wanted[source_uuid]
+    on_target = wanted.setdefault(target_uuid, {})
+    on_target[resource_class] = on_target.get(resource_class, 0) + amount
+    allocations_replace(
+        consumers=[ConsumerAllocations(
+            consumer_uuid=consumer_uuid, project_id=current.project_id,
+            user_id=current.user_id, allocations=wanted, consumer_type=None,
+            generation=consumer_generation)],
+        provider_generations={source_uuid: source_generation, target_uuid: target_generation})
+    return amount
+
+
+def consumer_allocations_remove(*, consumer_uuid, generation):
+    """Remove all of a consumer's allocations (and the consumer), generation-checked.
+
+    Unlike allocations_delete() (DELETE /allocations/{c}, unchecked) this is an
+    allocations_replace() with an empty set and the generation the caller saw.
+    Raises ConsumerAllocationsNotFound, ConsumerGenerationConflict,
+    AllocationWriteConflict.
+    """
+    consumer = (Consumer.objects.filter(uuid=consumer_uuid)
+                .values("project__external_id", "user__external_id").first())
+    if consumer is None:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    allocations_replace(consumers=[ConsumerAllocations(
+        consumer_uuid=consumer_uuid, project_id=consumer["project__external_id"],
+        user_id=consumer["user__external_id"], allocations={}, generation=generation)])
+
+
 # --- internals ------------------------------------------------------------------
 
 
-def _bump_provider_generations(provider_ids, now):
+def _bump_provider_generations(provider_ids, now, expected=None):
     """Lock the providers in id order and compare-and-swap their generation +1.
 
-    Returns {provider id: generation before the write}.
+    expected: {provider id: (uuid, generation the caller saw)}; those providers
+    are locked too (one ascending pass with the others) and their generations
+    checked, and bumped only if among provider_ids.
+    Returns {provider id: generation before the write} for provider_ids.
+    Raises ProviderGenerationMismatch, AllocationWriteConflict.
     """
-    if not provider_ids:
+    expected = expected or {}
+    lock_ids = sorted(set(provider_ids) | set(expected))
+    if not lock_ids:
         return {}
     locked = list(ResourceProvider.objects.select_for_update()
-                  .filter(id__in=provider_ids).order_by("id").values_list("id", "generation"))
-    if len(locked) != len(provider_ids):
+                  .filter(id__in=lock_ids).order_by("id").values_list("id", "generation"))
+    if len(locked) != len(lock_ids):
         raise exceptions.AllocationWriteConflict("a resource provider was deleted")
+    current = dict(locked)
+    for provider_id, (rp_uuid, generation) in expected.items():
+        if current[provider_id] != generation:
+            raise exceptions.ProviderGenerationMismatch(rp_uuid, generation,
+                                                        current[provider_id])
+    locked = [(provider_id, current[provider_id]) for provider_id in provider_ids]
+    if not locked:
+        return {}
     condition = " OR ".join(["(id = %s AND generation = %s)"] * len(locked))
     params = [now]
     for provider_id, generation in locked:

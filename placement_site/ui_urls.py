@@ -15,5 +15,10 @@ urlpatterns = [
            {"section": section}, name=f"provider-{section}")
       for section in provider_views.SECTIONS],
     path("usages/", allocation_views.usages, name="usages"),
+    path("consumers/", allocation_views.consumer_list, name="consumers"),
+    path("consumers/<str:uuid>/", allocation_views.consumer_detail, name="consumer"),
+    path("consumers/<str:uuid>/move", allocation_views.consumer_move, name="consumer-move"),
+    path("consumers/<str:uuid>/remove", allocation_views.consumer_remove,
+         name="consumer-remove"),
     path("candidates/", candidate_views.candidates, name="candidates"),
 ]
