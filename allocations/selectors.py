@@ -7,7 +7,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, NullIf
 
 from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, ConsumerType
-from providers.models import Inventory, ResourceProvider
+from providers.models import ChangeRecord, Inventory, ResourceProvider
 from providers.querysets import capacity_expression
 
 
@@ -192,6 +192,12 @@ def consumer_get(*, uuid):
     """The Consumer with its project, user and type loaded, or None."""
     return (Consumer.objects.select_related("project", "user", "consumer_type")
             .filter(uuid=uuid).first())
+
+
+def consumer_known(*, uuid):
+    """Whether the consumer exists or has a change log history (its page shows either)."""
+    return (Consumer.objects.filter(uuid=uuid).exists()
+            or ChangeRecord.objects.filter(kind=ChangeRecord.KIND_CONSUMER, entity=uuid).exists())
 
 
 def consumer_allocation_rows(*, consumer_id):

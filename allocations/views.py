@@ -176,6 +176,8 @@ def _refused(request, uuid, exc, what):
             "state; please review and try again."))
     else:
         messages.error(request, f"Not {what}: {text}")
+    if not selectors.consumer_known(uuid=uuid):  # its page would be a 404
+        return redirect("ui:consumers")
     return redirect("ui:consumer", uuid=uuid)
 
 

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from providers.models import ResourceProvider
+from providers.rules import INVENTORY_FIELDS
 from providers.selectors.change_log import change_actions, change_list
 
 PER_PAGE = 20
@@ -115,8 +116,15 @@ def _resources(resources):
     return ", ".join(f"{rc}={amount}" for rc, amount in sorted(resources.items()))
 
 
+def _fields(record):
+    """An inventory record's fields in the API's order (jsonb keeps no key order)."""
+    return sorted(record.items(), key=lambda item: (
+        INVENTORY_FIELDS.index(item[0]) if item[0] in INVENTORY_FIELDS else len(INVENTORY_FIELDS),
+        item[0]))
+
+
 def _inventory_text(record):
-    return ", ".join(f"{field} {value}" for field, value in record.items())
+    return ", ".join(f"{field} {value}" for field, value in _fields(record))
 
 
 def describe(record, names):
@@ -177,7 +185,7 @@ def _inventory_lines(old, new):
         elif rc not in new:
             lines.append(format_html("− <b>{}</b> (was {})", rc, _inventory_text(old[rc])))
         else:
-            changed = [(field, old[rc].get(field), value) for field, value in new[rc].items()
+            changed = [(field, old[rc].get(field), value) for field, value in _fields(new[rc])
                        if old[rc].get(field) != value]
             if changed:
                 lines.append(format_html("<b>{}</b>: {}", rc, format_html_join(
