@@ -141,16 +141,21 @@ def describe(record, names):
     if "generation" in old or "generation" in new:
         lines.append(_transition("generation", old.get("generation"), new.get("generation"),
                                  "generation" in old, "generation" in new))
+    facts = []  # values known on one side only (e.g. the project an allocation write sent)
     for key, label in SCALARS:
-        if key in old or key in new:
-            if key == "parent":
-                values = [provider_link(v, names) if v else "none"
-                          for v in (old.get(key), new.get(key))]
-            else:
-                values = [old.get(key), new.get(key)]
-            if key in old and key in new and old[key] == new[key]:
-                continue
-            lines.append(_transition(label, *values, key in old, key in new))
+        if key not in old and key not in new:
+            continue
+        if key in old and key in new and old[key] == new[key]:
+            continue
+        if key == "parent":
+            values = [provider_link(v, names) if v else "none"
+                      for v in (old.get(key), new.get(key))]
+        else:
+            values = [old.get(key), new.get(key)]
+        line = _transition(label, *values, key in old, key in new)
+        (lines if key in old and key in new else facts).append(line)
+    if facts:
+        lines.append(format_html_join(" · ", "{}", ((fact,) for fact in facts)))
     if "inventories" in old or "inventories" in new:
         lines += _inventory_lines(old.get("inventories"), new.get("inventories"))
     for key in ("traits", "aggregates"):

@@ -375,3 +375,34 @@ def test_consumer_page_has_a_constant_number_of_queries(client, sample, django_a
         assert client.get(url).status_code == 200
     assert not [q for q in captured.captured_queries
                 if re.search(r"FROM \"resource_providers\" WHERE .*\"id\" = ", q["sql"])]
+
+
+def test_describe_creates_updates_deletes_and_allocations(sample):
+    from providers.change_log_page import describe
+
+    cn1, cn2 = sample["cn1"], sample["cn2"]
+    gone = "0b1c2d3e-0000-4000-8000-000000000000"
+    names = {cn1.uuid: "cn1", cn2.uuid: "cn2"}
+
+    def lines(kind, before, after):
+        record = ChangeRecord(kind=kind, entity="x", action="a", before=before, after=after)
+        return [str(line) for line in describe(record, names)]
+
+    assert lines("provider", None, {"name": "cn9", "parent": cn1.uuid, "generation": 0}) == [
+        "created", "generation 0",
+        f'name cn9 · parent <a href="/ui/providers/{cn1.uuid}/">cn1</a>']
+    assert lines("provider", {"name": "a", "parent": None}, {"name": "b", "parent": gone}) == [
+        "name a → b",
+        f'parent none → <span class="mono">{gone}</span> <span class="muted">(deleted)</span>']
+    assert lines("provider", {"name": "a", "parent": None, "generation": 3}, None) == [
+        "deleted", "generation 3", "name a · parent none"]
+    assert lines("consumer", {"generation": 2, "allocations": {cn2.uuid: {"VCPU": 2}}},
+                 None) == ["all allocations removed, consumer deleted", "generation 2",
+                           f'on <a href="/ui/providers/{cn2.uuid}/">cn2</a>: VCPU=2 → nothing']
+    assert lines("consumer", {"generation": 1}, {
+        "generation": 2, "project": "p", "user": "u",
+        "allocations": {cn2.uuid: {"VCPU": 1, "MEMORY_MB": 64}}}) == [
+        "generation 1 → 2", "project p · user u",
+        f'on <a href="/ui/providers/{cn2.uuid}/">cn2</a>: now MEMORY_MB=64, VCPU=1']
+    assert lines("database", None, {"source": "mysql", "rows": {"a": 2, "b": 3}}) == [
+        "created", "source mysql", "5 rows imported"]
