@@ -13,9 +13,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from allocations import services as allocation_services
+from allocations.models import Consumer
 from placement_site import config
 from placement_site.actor import SYSTEM, acting_as
-from providers.models import ChangeRecord, ResourceProvider
+from providers.models import ChangeRecord, ResourceProvider, Trait
 from providers.services import change_log
 from providers.services import inventories as inventory_services
 from providers.services import providers as provider_services
@@ -301,6 +303,19 @@ def test_admin_delete_records_the_login(operator_client):
     assert (entry.action, entry.actor) == ("delete", "admin:operator")
 
 
+def test_admin_consumer_delete_records_the_login(operator_client):
+    provider = make_provider("cn1", inventory={"VCPU": 8})
+    allocation_services.allocations_replace(consumers=[allocation_services.ConsumerAllocations(
+        UUID, "proj", "user", {provider.uuid: {"VCPU": 2}}, generation=None)])
+    consumer_pk = Consumer.objects.get(uuid=UUID).pk
+    response = operator_client.post(
+        reverse("admin:allocations_consumer_delete", args=[consumer_pk]), {"post": "yes"})
+    assert response.status_code == 302
+    deleted = entries(UUID, "consumer")[-1]
+    assert (deleted.action, deleted.actor, deleted.after) == ("delete", "admin:operator", None)
+    assert deleted.before == {"generation": 1, "allocations": {provider.uuid: {"VCPU": 2}}}
+
+
 def test_admin_lists_the_change_log_read_only(operator_client):
     make_provider("cn1")
     provider_services.provider_create(name="cn2", uuid=UUID)
@@ -328,6 +343,17 @@ def test_import_tree_command_records_the_command(tmp_path):
     assert {e.project_id for e in found} == {""}
     assert len({e.request_id for e in found}) == 1
     assert found[0].request_id.startswith("req-")
+
+
+def test_sync_standard_command_records_the_names_it_adds():
+    Trait.objects.filter(name="HW_CPU_X86_AVX2").delete()
+    ChangeRecord.objects.filter(kind="trait", entity="HW_CPU_X86_AVX2").delete()
+    call_command("sync_standard", stdout=io.StringIO())
+    entry = only("HW_CPU_X86_AVX2", "trait")
+    assert (entry.action, entry.actor, entry.after) == (
+        "create", "command:sync_standard", {"name": "HW_CPU_X86_AVX2"})
+    call_command("sync_standard", stdout=io.StringIO())  # nothing to add: nothing recorded
+    assert len(entries("HW_CPU_X86_AVX2", "trait")) == 1
 
 
 # --------------------------------------------------------------------------
