@@ -112,10 +112,9 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class,
     for attempt in range(retries + 1):
         try:
             with transaction.atomic():
-                plan = allocations_prepare(consumers=consumers,
-                                           on_unknown_class=on_unknown_class,
-                                           provider_generations=provider_generations)
-                allocations_apply(plan)
+                allocations_replace_in_transaction(
+                    consumers=consumers, on_unknown_class=on_unknown_class,
+                    provider_generations=provider_generations)
             return
         except exceptions.AllocationWriteConflict as exc:
             conflict = exc
@@ -134,14 +133,16 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class,
     raise conflict
 
 
-def allocations_replace_in_transaction(*, consumers, on_unknown_class=post_unknown_class):
+def allocations_replace_in_transaction(*, consumers, on_unknown_class=post_unknown_class,
+                                       provider_generations=None):
     """allocations_replace() without its own transaction or retries.
 
     Must run inside transaction.atomic(). Raises the same errors; on a
     concurrent change AllocationWriteConflict (a 409 placement.concurrent_update),
     after which the caller's transaction must be rolled back (and may be retried).
     """
-    plan = allocations_prepare(consumers=consumers, on_unknown_class=on_unknown_class)
+    plan = allocations_prepare(consumers=consumers, on_unknown_class=on_unknown_class,
+                               provider_generations=provider_generations)
     allocations_apply(plan)
 
 
@@ -318,8 +319,8 @@ def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
     current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
     if not current.allocations:
         raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
-    if current.generation != consumer_generation:
-        raise exceptions.ConsumerGenerationConflict(current.generation, consumer_generation)
+    # The new set is built from what is read now; the write itself refuses it unless the
+    # consumer is still at consumer_generation (what the caller saw).
     wanted = {rp_uuid: dict(entry["resources"])
               for rp_uuid, entry in current.allocations.items()}
     amount = wanted.get(source_uuid, {}).pop(resource_class, None)
