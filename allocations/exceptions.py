@@ -81,6 +81,33 @@ class AllocationWriteConflict(ConcurrentUpdate):
         super().__init__(ALLOCATION_CONFLICT_PREFIX + reason)
 
 
+class ProviderGenerationMismatch(ConcurrentUpdate):
+    """A provider's generation is not the one the caller saw (operator UI moves).
+
+    Unlike AllocationWriteConflict it is not retried: the caller decided on a
+    state that is gone.
+    """
+
+    def __init__(self, provider_uuid, expected, current):
+        super().__init__(
+            f"resource provider {provider_uuid} generation conflict - expected {expected} "
+            f"but the provider is at generation {current}")
+
+
+class AllocationNotHeld(InvalidInput):
+    """A move names an allocation the consumer does not hold (operator UI)."""
+
+    def __init__(self, consumer_uuid, provider_uuid, resource_class):
+        super().__init__(f"Consumer {consumer_uuid} holds no {resource_class} on resource "
+                         f"provider {provider_uuid}.")
+
+
+class MoveToSameProvider(InvalidInput):
+    def __init__(self, provider_uuid, resource_class):
+        super().__init__(f"The {resource_class} allocation is already on resource provider "
+                         f"{provider_uuid}: choose another provider.")
+
+
 class ConsumerAllocationsNotFound(NotFound):
     def __init__(self, consumer_uuid):
         super().__init__(f"No allocations for consumer '{consumer_uuid}'")

@@ -37,3 +37,39 @@ class UsageFilterForm(forms.Form):
     @staticmethod
     def consumer_type_names():
         return selectors.consumer_type_names()
+
+
+class ConsumerFilterForm(UsageFilterForm):
+    """The consumers list (/ui/consumers/): the usages filters plus a uuid search."""
+
+    q = forms.CharField(required=False, max_length=36, label="UUID contains")
+    group_by = None
+
+
+class MoveAllocationForm(forms.Form):
+    """Move one allocation (a class on a provider) of the consumer page to another provider.
+
+    Carries the generations the page was rendered with: the consumer's, the
+    source provider's, and the chosen target's (each target option's value is
+    "<uuid>:<generation>"), so the service can refuse a move based on a stale page.
+    """
+
+    source = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    source_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    resource_class = forms.CharField(max_length=255, widget=forms.HiddenInput)
+    consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    target = forms.CharField(max_length=60, error_messages={
+        "required": "Choose the provider to move the allocation to."})
+
+    def clean_target(self):
+        rp_uuid, _, generation = self.cleaned_data["target"].rpartition(":")
+        if not rp_uuid or not generation.isdigit():
+            raise forms.ValidationError("Choose the provider to move the allocation to.")
+        return rp_uuid, int(generation)
+
+
+class RemoveAllocationsForm(forms.Form):
+    """Remove all of a consumer's allocations, checked against the page's generation."""
+
+    consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)

@@ -20,7 +20,8 @@ new inventory is non-empty (+1 generation each); 5. allocations_apply()
 (+1 for every touched provider); 6. final inventory = exactly the new set,
 for every listed provider (+1; removing a class with allocations -> 409
 placement.inventory.inuse). Any error rolls everything back, including
-consumer records created for the request.
+consumer records created for the request. The change log gets one entry per
+provider and consumer ("reshape": first before -> last after).
 
 Concurrency: before reading anything the transaction locks (SELECT ... FOR
 UPDATE, ascending id, the order allocations_apply() uses) every provider it
@@ -48,6 +49,7 @@ from allocations.exceptions import (
 )
 from providers.exceptions import UnknownResourceClass
 from providers.models import ResourceProvider
+from providers.services import change_log
 from providers.services.inventories import write_inventories
 
 
@@ -84,7 +86,8 @@ def reshape(*, inventories, consumers):
     ReshapeConflict "update conflict: ..." (409). All are domain errors.
     """
     try:
-        with transaction.atomic():
+        with transaction.atomic(), change_log.change_batch("reshape"):
+            # one change log entry per provider and consumer, inserted at the end
             _reshape(inventories, consumers)
     except allocation_exceptions.AllocationWriteConflict as exc:
         raise ReshapeConflict(exc.message)

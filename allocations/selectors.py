@@ -7,7 +7,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, NullIf
 
 from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, ConsumerType
-from providers.models import Inventory, ResourceProvider
+from providers.models import ChangeRecord, Inventory, ResourceProvider
 from providers.querysets import capacity_expression
 
 
@@ -186,3 +186,77 @@ def usages_grouped(*, group_by, filters):
 
 def consumer_type_names():
     return list(ConsumerType.objects.order_by("name").values_list("name", flat=True))
+
+
+# --- the operator UI's consumer pages ----------------------------------------------
+
+MOVE_TARGETS_PER_CLASS = 100
+
+
+def consumer_get(*, uuid):
+    """The Consumer with its project, user and type loaded, or None."""
+    return (Consumer.objects.select_related("project", "user", "consumer_type")
+            .filter(uuid=uuid).first())
+
+
+def consumer_known(*, uuid):
+    """Whether the consumer exists or has a change log history (its page shows either)."""
+    return (Consumer.objects.filter(uuid=uuid).exists()
+            or ChangeRecord.objects.filter(kind=ChangeRecord.KIND_CONSUMER, entity=uuid).exists())
+
+
+def consumer_allocation_rows(*, consumer_id):
+    """A consumer's Allocations with provider and class loaded, by provider name, class."""
+    return list(Allocation.objects.filter(consumer_id=consumer_id)
+                .select_related("provider", "resource_class")
+                .order_by("provider__name", "resource_class__name"))
+
+
+def move_targets(*, resource_class_ids, limit=MOVE_TARGETS_PER_CLASS):
+    """Providers an allocation of each class could move to: those with inventory of it.
+
+    Returns {resource class id: ([Inventory with .provider and .used], more)}; at
+    most `limit` per class, by provider name; `more` counts the rest. One query
+    per class (a consumer holds a handful) plus one count where the limit is hit.
+    """
+    used = (Allocation.objects
+            .filter(provider_id=OuterRef("provider_id"),
+                    resource_class_id=OuterRef("resource_class_id"))
+            .order_by().values("provider_id").annotate(s=Sum("used")).values("s")[:1])
+    targets = {}
+    for rc_id in sorted(set(resource_class_ids)):
+        inventories = (Inventory.objects.filter(resource_class_id=rc_id)
+                       .annotate(used=Subquery(used, output_field=IntegerField()))
+                       .select_related("provider", "resource_class")
+                       .order_by("provider__name"))
+        found = list(inventories[:limit + 1])
+        more = 0
+        if len(found) > limit:
+            found = found[:limit]
+            more = inventories.count() - limit
+        targets[rc_id] = (found, more)
+    return targets
+
+
+def consumer_list(*, filters, query=""):
+    """Consumers whose allocations match `filters` (Allocation lookups, as
+    usages_grouped's) and whose uuid contains `query`, by uuid, with project,
+    user and type loaded (a queryset to paginate)."""
+    consumers = Consumer.objects.select_related("project", "user", "consumer_type")
+    allocation_filters = {key.removeprefix("consumer__"): value
+                          for key, value in (filters or {}).items()}
+    consumers = consumers.filter(**allocation_filters)
+    if query:
+        consumers = consumers.filter(uuid__icontains=query)
+    return consumers.order_by("uuid")
+
+
+def consumer_holdings(*, consumer_ids):
+    """{consumer id: [(provider name, provider uuid, class, used)]} (one query)."""
+    holdings = {}
+    for row in (Allocation.objects.filter(consumer_id__in=consumer_ids)
+                .order_by("provider__name", "resource_class__name")
+                .values_list("consumer_id", "provider__name", "provider__uuid",
+                             "resource_class__name", "used")):
+        holdings.setdefault(row[0], []).append(row[1:])
+    return holdings

@@ -10,6 +10,12 @@ Public entry points:
   allocations_prepare(...) (read-only checks) and allocations_apply(plan)
   (locks, capacity checks, writes) when other writes go between them.
 * allocations_delete(consumer_uuid=...) -- DELETE /allocations/{c}.
+* allocation_move(...) and consumer_allocations_remove(...) -- the operator UI's
+  generation-checked move of one allocation and removal of all, each one
+  allocations_replace() of the consumer.
+
+Every write records its change log entries (providers.services.change_log) in its
+transaction: one INSERT, with what the write read and wrote anyway.
 
 Concurrency (PostgreSQL, several server processes): no table locks. Inside
 the transaction every touched provider row is locked in ascending id order
@@ -34,10 +40,11 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from allocations import exceptions, rules
+from allocations import exceptions, rules, selectors
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from placement_site.ops import events
 from providers.models import Inventory, ResourceClass, ResourceProvider
+from providers.services import change_log
 
 LOG = logging.getLogger(__name__)
 
@@ -71,6 +78,8 @@ class WritePlan:
     existing: dict  # consumer uuid -> {"id", "generation"}
     records: list  # rules.WriteRecord in request order
     resource_class_ids: dict = field(default_factory=dict)
+    # provider id -> (uuid, generation the caller saw); see allocations_replace()
+    provider_generations: dict = field(default_factory=dict)
 
 
 def post_unknown_class(name):
@@ -83,23 +92,29 @@ def put_unknown_class(consumer_uuid):
     return lambda name: exceptions.NoSuchResourceClass(name, consumer_uuid=consumer_uuid)
 
 
-def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
+def allocations_replace(*, consumers, on_unknown_class=post_unknown_class,
+                        provider_generations=None):
     """Atomically give every consumer in `consumers` exactly its new allocations.
 
     consumers: list of ConsumerAllocations, in request (body) order.
     on_unknown_class: name -> exception for a resource class that does not exist.
+    provider_generations: optional {provider uuid: generation the caller saw}
+        (the operator UI's moves; the API has no such check): each is compared
+        with the provider's generation once it is locked, whether or not the
+        write touches that provider.
     Retries up to settings.PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT times in a
     fresh transaction when a concurrent write is detected.
     Raises ConsumerGenerationConflict, ProviderDoesNotExist, NoSuchResourceClass,
-    InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
-    AllocationWriteConflict (retries exhausted).
+    ProviderGenerationMismatch, InvalidInventory, InvalidAllocationConstraints,
+    CapacityExceeded, AllocationWriteConflict (retries exhausted).
     """
     retries = max(0, settings.PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT)
     for attempt in range(retries + 1):
         try:
             with transaction.atomic():
                 allocations_replace_in_transaction(
-                    consumers=consumers, on_unknown_class=on_unknown_class)
+                    consumers=consumers, on_unknown_class=on_unknown_class,
+                    provider_generations=provider_generations)
             return
         except exceptions.AllocationWriteConflict as exc:
             conflict = exc
@@ -118,22 +133,26 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class):
     raise conflict
 
 
-def allocations_replace_in_transaction(*, consumers, on_unknown_class=post_unknown_class):
+def allocations_replace_in_transaction(*, consumers, on_unknown_class=post_unknown_class,
+                                       provider_generations=None):
     """allocations_replace() without its own transaction or retries.
 
     Must run inside transaction.atomic(). Raises the same errors; on a
     concurrent change AllocationWriteConflict (a 409 placement.concurrent_update),
     after which the caller's transaction must be rolled back (and may be retried).
     """
-    plan = allocations_prepare(consumers=consumers, on_unknown_class=on_unknown_class)
+    plan = allocations_prepare(consumers=consumers, on_unknown_class=on_unknown_class,
+                               provider_generations=provider_generations)
     allocations_apply(plan)
 
 
-def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class):
+def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
+                        provider_generations=None):
     """Read-only checks of an allocation write, in Placement's order.
 
     1. consumer generations (body order; 409 ConsumerGenerationConflict),
-    2. every provider named in new allocations exists (400 ProviderDoesNotExist),
+    2. every provider named in new allocations (and in provider_generations,
+       see allocations_replace) exists (400 ProviderDoesNotExist),
     3. every resource class exists (400, on_unknown_class(name)).
     Returns a WritePlan for allocations_apply() in the same transaction.
     """
@@ -151,7 +170,8 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class):
             raise exceptions.ConsumerGenerationConflict(current_generation, wanted.generation)
 
     provider_uuids = list(dict.fromkeys(
-        rp_uuid for wanted in consumers for rp_uuid in wanted.allocations))
+        [rp_uuid for wanted in consumers for rp_uuid in wanted.allocations]
+        + list(provider_generations or ())))
     providers = dict(ResourceProvider.objects.filter(uuid__in=provider_uuids)
                      .values_list("uuid", "id"))
     for rp_uuid in provider_uuids:
@@ -191,7 +211,10 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class):
                     wanted.consumer_uuid, row["provider_id"], row["provider__uuid"],
                     row["resource_class_id"], row["resource_class__name"], 0))
     return WritePlan(consumers=list(consumers), existing=existing, records=records,
-                     resource_class_ids=class_ids)
+                     resource_class_ids=class_ids,
+                     provider_generations={providers[rp_uuid]: (rp_uuid, generation)
+                                           for rp_uuid, generation
+                                           in (provider_generations or {}).items()})
 
 
 def allocations_apply(plan):
@@ -204,7 +227,7 @@ def allocations_apply(plan):
     now = timezone.now()
     records = plan.records
     touched = sorted({r.provider_id for r in records})
-    _bump_provider_generations(touched, now)
+    old_generations = _bump_provider_generations(touched, now, plan.provider_generations)
 
     consumer_ids = _write_consumers(plan, now)
 
@@ -232,7 +255,7 @@ def allocations_apply(plan):
         own_usage[key] = row["own"] or 0
     rules.check_write_set(records, limits, current_usage, own_usage)
 
-    Allocation.objects.filter(consumer_id__in=existing_ids).delete()
+    held = _delete_allocations(existing_ids)
     Allocation.objects.bulk_create([
         Allocation(consumer_id=consumer_ids[r.consumer_uuid], provider_id=r.provider_id,
                    resource_class_id=r.resource_class_id, used=r.amount, created_at=now)
@@ -242,6 +265,7 @@ def allocations_apply(plan):
                if not c.allocations and c.consumer_uuid in plan.existing]
     if emptied:
         Consumer.objects.filter(id__in=emptied).delete()
+    change_log.changes_record(_allocation_changes(plan, old_generations, held))
 
 
 def allocations_delete(*, consumer_uuid):
@@ -252,26 +276,116 @@ def allocations_delete(*, consumer_uuid):
     """
     with transaction.atomic():
         consumer = (Consumer.objects.select_for_update().filter(uuid=consumer_uuid)
-                    .values("id").first())
-        if consumer is None or not Allocation.objects.filter(consumer_id=consumer["id"]).exists():
+                    .values("id", "generation").first())
+        # The rows themselves rather than exists(): the change log's "before", same query count.
+        rows = [] if consumer is None else list(
+            Allocation.objects.filter(consumer_id=consumer["id"])
+            .values_list("provider__uuid", "resource_class__name", "used").order_by("id"))
+        if not rows:
             raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
         deleted, _ = Allocation.objects.filter(consumer_id=consumer["id"]).delete()
         if not deleted:
             raise exceptions.ConsumerVanished(consumer_uuid)
         Consumer.objects.filter(id=consumer["id"]).delete()
+        held = {}
+        for rp_uuid, rc_name, used in rows:
+            held.setdefault(rp_uuid, {})[rc_name] = used
+        change_log.changes_record([
+            change_log.Change(change_log.CONSUMER, consumer_uuid, "delete",
+                              before={"generation": consumer["generation"], "allocations": held}),
+            *[change_log.Change(change_log.PROVIDER, rp_uuid, "allocations",
+                                before={"consumers": {consumer_uuid: resources}},
+                                after={"consumers": {consumer_uuid: {}}})
+              for rp_uuid, resources in held.items()],
+        ])
+
+
+def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
+                    consumer_generation, source_generation, target_generation):
+    """Move a consumer's allocation of one class from one provider to another.
+
+    One allocations_replace() of the consumer's whole allocation set: the class
+    leaves `source_uuid` and is added to `target_uuid` (summed with what the
+    consumer may already hold there); project, user and type are kept. Checked
+    against the consumer generation and both provider generations the caller
+    saw, so a concurrent change is a conflict, not a silent overwrite; the target
+    must have inventory of the class and room for the amount (the write's own
+    capacity checks). Returns the amount moved.
+    Raises ConsumerAllocationsNotFound, AllocationNotHeld, MoveToSameProvider,
+    ConsumerGenerationConflict, ProviderGenerationMismatch, ProviderDoesNotExist,
+    InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
+    AllocationWriteConflict.
+    """
+    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
+    if not current.allocations:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    # The new set is built from what is read now; the write itself refuses it unless the
+    # consumer is still at consumer_generation (what the caller saw).
+    wanted = {rp_uuid: dict(entry["resources"])
+              for rp_uuid, entry in current.allocations.items()}
+    amount = wanted.get(source_uuid, {}).pop(resource_class, None)
+    if amount is None:
+        raise exceptions.AllocationNotHeld(consumer_uuid, source_uuid, resource_class)
+    if target_uuid == source_uuid:
+        raise exceptions.MoveToSameProvider(source_uuid, resource_class)
+    if not wanted[source_uuid]:
+        del wanted[source_uuid]
+    on_target = wanted.setdefault(target_uuid, {})
+    on_target[resource_class] = on_target.get(resource_class, 0) + amount
+    allocations_replace(
+        consumers=[ConsumerAllocations(
+            consumer_uuid=consumer_uuid, project_id=current.project_id,
+            user_id=current.user_id, allocations=wanted, consumer_type=None,
+            generation=consumer_generation)],
+        provider_generations={source_uuid: source_generation, target_uuid: target_generation})
+    return amount
+
+
+def consumer_allocations_remove(*, consumer_uuid, generation):
+    """Remove all of a consumer's allocations (and the consumer), generation-checked.
+
+    Unlike allocations_delete() (DELETE /allocations/{c}, unchecked) this is an
+    allocations_replace() with an empty set and the generation the caller saw.
+    Raises ConsumerAllocationsNotFound, ConsumerGenerationConflict,
+    AllocationWriteConflict.
+    """
+    consumer = (Consumer.objects.filter(uuid=consumer_uuid)
+                .values("project__external_id", "user__external_id").first())
+    if consumer is None:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    allocations_replace(consumers=[ConsumerAllocations(
+        consumer_uuid=consumer_uuid, project_id=consumer["project__external_id"],
+        user_id=consumer["user__external_id"], allocations={}, generation=generation)])
 
 
 # --- internals ------------------------------------------------------------------
 
 
-def _bump_provider_generations(provider_ids, now):
-    """Lock the providers in id order and compare-and-swap their generation +1."""
-    if not provider_ids:
-        return
+def _bump_provider_generations(provider_ids, now, expected=None):
+    """Lock the providers in id order and compare-and-swap their generation +1.
+
+    expected: {provider id: (uuid, generation the caller saw)}; those providers
+    are locked too (one ascending pass with the others) and their generations
+    checked, and bumped only if among provider_ids.
+    Returns {provider id: generation before the write} for provider_ids.
+    Raises ProviderGenerationMismatch, AllocationWriteConflict.
+    """
+    expected = expected or {}
+    lock_ids = sorted(set(provider_ids) | set(expected))
+    if not lock_ids:
+        return {}
     locked = list(ResourceProvider.objects.select_for_update()
-                  .filter(id__in=provider_ids).order_by("id").values_list("id", "generation"))
-    if len(locked) != len(provider_ids):
+                  .filter(id__in=lock_ids).order_by("id").values_list("id", "generation"))
+    if len(locked) != len(lock_ids):
         raise exceptions.AllocationWriteConflict("a resource provider was deleted")
+    current = dict(locked)
+    for provider_id, (rp_uuid, generation) in expected.items():
+        if current[provider_id] != generation:
+            raise exceptions.ProviderGenerationMismatch(rp_uuid, generation,
+                                                        current[provider_id])
+    locked = [(provider_id, current[provider_id]) for provider_id in provider_ids]
+    if not locked:
+        return {}
     condition = " OR ".join(["(id = %s AND generation = %s)"] * len(locked))
     params = [now]
     for provider_id, generation in locked:
@@ -283,6 +397,94 @@ def _bump_provider_generations(provider_ids, now):
         if cursor.rowcount != len(locked):
             raise exceptions.AllocationWriteConflict(
                 "resource provider generation conflict")
+    return dict(locked)
+
+
+# The replaced allocations, returned by the DELETE itself (PostgreSQL, SQLite >= 3.35):
+# the change log's "before" without another read. A scalar subquery per deleted row
+# names the provider and class (primary-key lookups).
+DELETE_RETURNING_SQL = (
+    "DELETE FROM allocations WHERE consumer_id IN ({ids}) RETURNING consumer_id, "
+    "(SELECT uuid FROM resource_providers WHERE id = allocations.provider_id), "
+    "(SELECT name FROM resource_classes WHERE id = allocations.resource_class_id), used")
+
+
+def _delete_allocations(consumer_ids):
+    """Delete the allocations of `consumer_ids`; returns what they held.
+
+    {consumer id: {provider uuid: {class name: used}}}, or None where the
+    database cannot return deleted rows (then the log has no "before" allocations).
+    """
+    if not consumer_ids:
+        return {}
+    if not connection.features.can_return_columns_from_insert:
+        Allocation.objects.filter(consumer_id__in=consumer_ids).delete()
+        return None
+    held = {}
+    with connection.cursor() as cursor:
+        cursor.execute(DELETE_RETURNING_SQL.format(ids=", ".join(["%s"] * len(consumer_ids))),
+                       list(consumer_ids))
+        for consumer_id, rp_uuid, rc_name, used in cursor.fetchall():
+            held.setdefault(consumer_id, {}).setdefault(rp_uuid, {})[rc_name] = used
+    return held
+
+
+def _allocation_changes(plan, old_generations, held):
+    """The change log entries of an allocation write (allocations_apply).
+
+    One per consumer written: its generation before -> after, the allocations it
+    held (when known) and those it holds now, its project, user and type as sent.
+    One per provider whose allocations changed: its generation transition (the
+    providers of the new allocations) and, per consumer of the write, what that
+    consumer held there before (when known) and holds there now.
+    """
+    new = {}
+    for r in plan.records:
+        if r.amount > 0:
+            new.setdefault(r.consumer_uuid, {}).setdefault(
+                r.provider_uuid, {})[r.resource_class] = r.amount
+    uuid_of = {row["id"]: consumer_uuid for consumer_uuid, row in plan.existing.items()}
+    held_by_uuid = None if held is None else {
+        uuid_of[consumer_id]: allocations for consumer_id, allocations in held.items()}
+
+    changes = []
+    for wanted in plan.consumers:
+        current = plan.existing.get(wanted.consumer_uuid)
+        if current is None and not wanted.allocations:
+            continue  # nothing held, nothing written
+        before = None
+        if current is not None:
+            before = {"generation": current["generation"]}
+            if held_by_uuid is not None:
+                before["allocations"] = held_by_uuid.get(wanted.consumer_uuid, {})
+        after = None
+        if wanted.allocations:
+            after = {"generation": current["generation"] + 1 if current else 1,
+                     "project": wanted.project_id, "user": wanted.user_id,
+                     "allocations": new.get(wanted.consumer_uuid, {})}
+            if wanted.consumer_type is not None:
+                after["consumer_type"] = wanted.consumer_type
+        changes.append(change_log.Change(
+            change_log.CONSUMER, wanted.consumer_uuid, "allocations", before, after))
+
+    providers = {}  # provider uuid -> (before, after)
+    for r in plan.records:
+        if r.provider_uuid not in providers:
+            old = old_generations[r.provider_id]
+            providers[r.provider_uuid] = (
+                {"generation": old, **({} if held is None else {"consumers": {}})},
+                {"generation": old + 1, "consumers": {}})
+        resources = providers[r.provider_uuid][1]["consumers"].setdefault(r.consumer_uuid, {})
+        if r.amount > 0:
+            resources[r.resource_class] = r.amount
+    for consumer_uuid, allocations in (held_by_uuid or {}).items():
+        for rp_uuid, resources in allocations.items():
+            before, after = providers.setdefault(rp_uuid, ({"consumers": {}}, {"consumers": {}}))
+            before["consumers"][consumer_uuid] = resources
+            after["consumers"].setdefault(consumer_uuid, {})
+    changes += [change_log.Change(change_log.PROVIDER, rp_uuid, "allocations", before, after)
+                for rp_uuid, (before, after) in providers.items()]
+    return changes
 
 
 def _ensure_named(model, column, values):

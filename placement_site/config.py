@@ -76,6 +76,11 @@ OPTIONS = {
                    help="Project of consumers written before microversion 1.8."),
         cfg.StrOpt("incomplete_consumer_user_id", default=ZERO_UUID,
                    help="User of consumers written before microversion 1.8."),
+        cfg.IntOpt("change_log_retention_days", default=90, min=0,
+                   help="Days the change log keeps an entry (who changed a provider, "
+                        "consumer, class or trait, before -> after); older entries are "
+                        "deleted at most once an hour per process and by `manage.py "
+                        "prune_change_log`. 0 keeps every entry."),
     ],
     "oslo_policy": [
         cfg.BoolOpt("enforce_scope", default=True,
@@ -136,6 +141,7 @@ ENVIRONMENT = {
     "PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT": ("placement", "allocation_conflict_retry_count"),
     "PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID": ("placement", "incomplete_consumer_project_id"),
     "PLACEMENT_INCOMPLETE_CONSUMER_USER_ID": ("placement", "incomplete_consumer_user_id"),
+    "PLACEMENT_CHANGE_LOG_RETENTION_DAYS": ("placement", "change_log_retention_days"),
     "SECRET_KEY": ("django", "secret_key"),
     "DEBUG": ("django", "debug"),
     "ALLOWED_HOSTS": ("django", "allowed_hosts"),

@@ -100,6 +100,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # the change log's actor on UI and admin pages: the login (placement_site.actor)
+    "placement_site.api.middleware.LoginActorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
 
@@ -177,6 +179,8 @@ PLACEMENT_POLICY_DIRS = CONF.oslo_policy.policy_dirs
 PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID = CONF.placement.incomplete_consumer_project_id
 PLACEMENT_INCOMPLETE_CONSUMER_USER_ID = CONF.placement.incomplete_consumer_user_id
 PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = CONF.placement.allocation_conflict_retry_count
+# The change log (providers.services.change_log): entries older than this are pruned.
+PLACEMENT_CHANGE_LOG_RETENTION_DAYS = CONF.placement.change_log_retention_days
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = CONF.placement.randomize_allocation_candidates
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = CONF.placement.max_allocation_candidates
 # depth-first: each anchor's candidates in turn; breadth-first: one per anchor in turn,

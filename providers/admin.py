@@ -22,7 +22,8 @@ from placement_site.service_errors import SERVICE_ERRORS, error_message, is_conc
 from providers import rules
 from providers.forms import GenerationField
 from providers.models import (
-    Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider, Trait,
+    ChangeRecord, Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider,
+    Trait,
 )
 from providers.services import aggregates as aggregate_services
 from providers.services import inventories as inventory_services
@@ -464,3 +465,27 @@ class TraitAdmin(NamedAdmin):
 
     def delete_model(self, request, obj):
         trait_services.trait_delete(name=obj.name)
+
+
+# --------------------------------------------------------------------------
+# The change log: read-only (written by the services, pruned by retention)
+# --------------------------------------------------------------------------
+
+@admin.register(ChangeRecord)
+class ChangeRecordAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "kind", "entity", "action", "actor", "project_id",
+                    "request_id"]
+    list_filter = ["kind", "action"]
+    search_fields = ["entity", "actor", "project_id", "request_id"]
+    date_hierarchy = "created_at"
+    ordering = ["-created_at", "-id"]
+    list_per_page = 100
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

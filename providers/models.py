@@ -202,3 +202,47 @@ class Inventory(models.Model):
             self.resource_class.name, self.provider.uuid, rules.with_defaults(values))
         if message:
             raise ValidationError({"reserved": message})
+
+
+class ChangeRecord(models.Model):
+    """One entry of the change log: who changed what, when, before -> after.
+
+    Written only by providers.services.change_log (one INSERT per write, inside
+    the write's transaction); read by the operator UI per provider and per
+    consumer. `entity` is a provider's or consumer's uuid, or a resource class's
+    or trait's name. `before` / `after` hold what the service had read and
+    written (None for a create / delete); their keys depend on `action`.
+    `actor` is the API caller's user id (with `project_id`), `ui:<login>`,
+    `admin:<login>`, `command:<name>` or `system` (placement_site.actor).
+    """
+
+    KIND_PROVIDER = "provider"
+    KIND_CONSUMER = "consumer"
+    KIND_RESOURCE_CLASS = "resource_class"
+    KIND_TRAIT = "trait"
+    KIND_DATABASE = "database"
+    KINDS = [(KIND_PROVIDER, "provider"), (KIND_CONSUMER, "consumer"),
+             (KIND_RESOURCE_CLASS, "resource class"), (KIND_TRAIT, "trait"),
+             (KIND_DATABASE, "database")]
+
+    kind = models.CharField(max_length=20, choices=KINDS)
+    entity = models.CharField(max_length=255)
+    action = models.CharField(max_length=40)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    actor = models.CharField(max_length=255)
+    project_id = models.CharField(max_length=255, blank=True, default="")
+    request_id = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "change_records"
+        indexes = [
+            # one entity's history, newest first (the UI pages)
+            models.Index(fields=["kind", "entity", "created_at"], name="change_entity_time_idx"),
+            # retention: DELETE ... WHERE created_at < cutoff
+            models.Index(fields=["created_at"], name="change_time_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor} {self.action} {self.kind} {self.entity}"

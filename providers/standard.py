@@ -5,6 +5,7 @@ from django.db import transaction
 
 from providers import rules
 from providers.models import ResourceClass, Trait
+from providers.services import change_log
 
 
 def standard_resource_classes():
@@ -32,6 +33,11 @@ def sync_standard_names(using="default"):
         Trait.objects.using(using).bulk_create(
             [Trait(name=n) for n in added_traits], ignore_conflicts=True
         )
+        change_log.changes_record(
+            [change_log.Change(change_log.RESOURCE_CLASS, name, "create", after={"name": name})
+             for name in added_rc]
+            + [change_log.Change(change_log.TRAIT, name, "create", after={"name": name})
+               for name in added_traits], using=using)
     return added_rc, added_traits
 
 

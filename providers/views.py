@@ -28,8 +28,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from providers import forms
+from providers.change_log_page import change_log_section
 from providers.filtersets import ProviderFilterSet
-from providers.models import ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.models import (
+    ChangeRecord, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider,
+)
 from providers.rules import INVENTORY_FIELDS, reported_capacity
 from providers.selectors import trees
 from providers.tree_layout import Forest, layout_children, layout_trees, usage_bar
@@ -288,6 +291,8 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None,
     """
     context = _provider_context(provider)
     context["confirm"] = confirm
+    context["log"] = change_log_section(request, kind=ChangeRecord.KIND_PROVIDER,
+                                        entity=provider.uuid)
     generation = provider.generation
     inventory_initial = {"generation": generation}
     for row in context["inventory_rows"]:

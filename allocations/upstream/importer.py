@@ -31,6 +31,7 @@ from providers.models import (
     Trait,
 )
 from providers.rules import CUSTOM_PREFIX
+from providers.services import change_log
 
 BATCH_SIZE = 5000
 
@@ -149,6 +150,10 @@ def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_
                     raise _Rollback()
                 if dry_run or not keep:
                     raise _Rollback()
+                # One change log entry for the whole import, not one per row.
+                change_log.change_record(
+                    kind=change_log.DATABASE, entity="placement", action="import",
+                    after={"source": source.dialect, "rows": dict(result.written)})
                 result.committed = True
         except _Rollback:
             pass

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 
+from placement_site.actor import acting_as
 from placement_site.api import errors, microversion
 from placement_site.api.auth import RequestContext, authenticate
 from placement_site.api.exceptions import exception_response
@@ -165,7 +166,34 @@ class PlacementAuthMiddleware:
                 content_type="application/json",
             )
         request.context = context or RequestContext()
-        return self.get_response(request)
+        # The change log's actor for every write this request makes (placement_site.actor).
+        with acting_as(request.context.user_id, request.context.project_id,
+                       request.request_id):
+            return self.get_response(request)
+
+
+class LoginActorMiddleware:
+    """The change log's actor on the operator UI and admin pages: the Django login,
+    as ``ui:<login>`` or ``admin:<login>``, with the page request's id.
+
+    After AuthenticationMiddleware; the login is looked up only if the request writes.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if is_api_path(request.path_info):
+            return self.get_response(request)
+        where = "admin" if request.path_info.startswith("/admin/") else "ui"
+
+        def login():
+            user = getattr(request, "user", None)
+            name = user.get_username() if user is not None and user.is_authenticated else ""
+            return f"{where}:{name or 'anonymous'}"
+
+        with acting_as(login, request_id=getattr(request, "request_id", "")):
+            return self.get_response(request)
 
 
 class MicroversionMiddleware:

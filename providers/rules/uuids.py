@@ -1,4 +1,5 @@
 """Placement's "uuid-like" strings (spec README, conventions)."""
+import re
 import uuid as uuidlib
 
 
@@ -33,3 +34,5 @@ CANONICAL_UUID_REGEX = (
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # The keys of allocation and reshaper bodies (upstream's loose key pattern).
 UUID_KEY_REGEX = "^[0-9a-fA-F-]{36}$"
+# Canonical uuids inside a text (a service's message that the UI rewrites with names).
+UUIDS_IN_TEXT = re.compile(CANONICAL_UUID_REGEX.strip("^$"))

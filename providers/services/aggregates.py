@@ -3,6 +3,7 @@ from django.db import IntegrityError, transaction
 
 from providers import exceptions
 from providers.models import Aggregate, ProviderAggregate, ResourceProvider
+from providers.services import change_log
 from providers.services.providers import provider_bump_generation
 
 
@@ -22,6 +23,7 @@ def aggregates_replace(*, provider, aggregate_uuids, generation=None, bump_gener
     Returns the new generation.
     """
     wanted = list(dict.fromkeys(aggregate_uuids))
+    old_generation = provider.generation
     try:
         with transaction.atomic():
             if generation is not None and generation != provider.generation:
@@ -37,14 +39,21 @@ def aggregates_replace(*, provider, aggregate_uuids, generation=None, bump_gener
                 Aggregate.objects.bulk_create(
                     [Aggregate(uuid=value) for value in wanted], ignore_conflicts=True)
             ids = dict(Aggregate.objects.filter(uuid__in=wanted).values_list("uuid", "id"))
-            current = set(ProviderAggregate.objects.filter(provider=provider)
-                          .values_list("aggregate_id", flat=True))
+            current_uuids = dict(ProviderAggregate.objects.filter(provider=provider)
+                                 .values_list("aggregate_id", "aggregate__uuid"))
+            current = set(current_uuids)
             wanted_ids = {ids[value] for value in wanted}
             ProviderAggregate.objects.filter(
                 provider=provider, aggregate_id__in=current - wanted_ids).delete()
             ProviderAggregate.objects.bulk_create([
                 ProviderAggregate(provider=provider, aggregate_id=agg_id)
                 for agg_id in wanted_ids - current])
+            if bump_generation or wanted_ids != current:
+                change_log.change_record(
+                    kind=change_log.PROVIDER, entity=provider.uuid, action="aggregates",
+                    before={"generation": old_generation,
+                            "aggregates": sorted(current_uuids.values())},
+                    after={"generation": provider.generation, "aggregates": sorted(wanted)})
     except IntegrityError:
         raise exceptions.ProviderChangedConcurrently(
             "Update conflict: the aggregates of this provider were changed by another "

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from providers import exceptions, rules
 from providers.models import Inventory, ResourceClass
+from providers.services import change_log
 from providers.services.providers import provider_bump_generation
 
 GENERATION_CONFLICT = "resource provider generation conflict"
@@ -82,11 +83,14 @@ def write_inventories(*, provider, inventories, generation=None, remove_missing=
             missing, f"{error_prefix}No such resource class {missing}.")
 
     # Swap first: the row lock it takes serialises concurrent writers of this provider.
+    old_generation = provider.generation if generation is None else generation
     provider_bump_generation(provider, generation,
                              detail=f"update conflict: {GENERATION_CONFLICT}")
 
     existing = {inv.resource_class_id: inv
-                for inv in Inventory.objects.filter(provider=provider)}
+                for inv in Inventory.objects.filter(provider=provider)
+                .select_related("resource_class")}
+    before = {inv.resource_class.name: _logged(inv) for inv in existing.values()}
     wanted = {class_ids[name]: record for name, record in records.items()}
     if remove_missing:
         removed = set(existing) - set(wanted)
@@ -117,7 +121,23 @@ def write_inventories(*, provider, inventories, generation=None, remove_missing=
     except IntegrityError:
         raise exceptions.ProviderChangedConcurrently(
             "update conflict: the inventory was changed by another request; please retry.")
+    after = {} if remove_missing else dict(before)
+    after.update(records)
+    _record_inventories(provider, old_generation, before, after)
     return records
+
+
+def _logged(inventory):
+    """An Inventory row as the change log keeps it: {field: value}."""
+    return {field: getattr(inventory, field) for field in rules.INVENTORY_FIELDS}
+
+
+def _record_inventories(provider, old_generation, before, after):
+    change_log.change_record(
+        kind=change_log.PROVIDER, entity=provider.uuid, action="inventories",
+        before={"generation": old_generation, "inventories": before},
+        after={"generation": provider.generation,
+               "inventories": {name: dict(record) for name, record in after.items()}})
 
 
 def inventories_replace(*, provider, generation, inventories,
@@ -211,15 +231,23 @@ def inventory_delete(*, provider, resource_class):
             raise exceptions.ResourceClassNotFound(
                 resource_class, prefix=f"No inventory of class {resource_class} found for "
                                        "delete: ")
-        if not Inventory.objects.filter(provider=provider, resource_class=rc).exists():
+        removed = Inventory.objects.filter(provider=provider, resource_class=rc).first()
+        if removed is None:
             missing = f"No inventory of class {resource_class} found for delete"
             raise exceptions.InventoryNotFound(f"{missing}: {missing}")  # Placement repeats it
+        old_generation = provider.generation
         provider_bump_generation(provider, detail=(
             f"Unable to delete inventory of class {resource_class}: the inventory was "
             "updated by another process. Please retry your request."))
         if provider.allocations.filter(resource_class=rc).exists():
             raise exceptions.InventoryInUseOnDelete(provider.uuid, resource_class)
         Inventory.objects.filter(provider=provider, resource_class=rc).delete()
+        # Only the class deleted is known here (one row read): the others stay as they were.
+        change_log.change_record(
+            kind=change_log.PROVIDER, entity=provider.uuid, action="inventory_delete",
+            before={"generation": old_generation,
+                    "inventories": {resource_class: _logged(removed)}},
+            after={"generation": provider.generation, "inventories": {}})
 
 
 def inventories_delete(*, provider):
@@ -230,12 +258,14 @@ def inventories_delete(*, provider):
     when there was no inventory.
     """
     with transaction.atomic():
+        old_generation = provider.generation
         provider_bump_generation(provider, detail=(
             f"Unable to delete inventory for resource provider {provider.uuid} because the "
             "inventory was updated by another process. Please retry your request."))
-        rc_ids = set(Inventory.objects.filter(provider=provider)
-                     .values_list("resource_class_id", flat=True))
-        in_use = _classes_in_use(provider, rc_ids)
+        rows = list(Inventory.objects.filter(provider=provider).select_related("resource_class"))
+        in_use = _classes_in_use(provider, {inv.resource_class_id for inv in rows})
         if in_use:
             raise exceptions.InventoryInUse(provider.uuid, in_use)
         Inventory.objects.filter(provider=provider).delete()
+        _record_inventories(provider, old_generation,
+                            {inv.resource_class.name: _logged(inv) for inv in rows}, {})

@@ -3,6 +3,7 @@ from django.db import IntegrityError, transaction
 
 from providers import exceptions
 from providers.models import ProviderTrait, Trait
+from providers.services import change_log
 from providers.services.providers import provider_bump_generation
 
 
@@ -28,8 +29,9 @@ def provider_traits_replace(*, provider, trait_names, generation):
             if missing:
                 raise exceptions.UnknownTraits(missing)
             wanted = {trait.id for trait in traits}
-            current = set(ProviderTrait.objects.filter(provider=provider)
-                          .values_list("trait_id", flat=True))
+            current_names = dict(ProviderTrait.objects.filter(provider=provider)
+                                 .values_list("trait_id", "trait__name"))
+            current = set(current_names)
             if wanted != current:
                 provider_bump_generation(provider, generation)
                 ProviderTrait.objects.filter(
@@ -37,6 +39,8 @@ def provider_traits_replace(*, provider, trait_names, generation):
                 ProviderTrait.objects.bulk_create([
                     ProviderTrait(provider=provider, trait_id=trait_id)
                     for trait_id in wanted - current])
+                _record(provider, generation, sorted(current_names.values()),
+                        sorted(trait.name for trait in traits))
     except IntegrityError:
         raise exceptions.ProviderChangedConcurrently(
             "Update conflict: the traits of this provider were changed by another request. "
@@ -51,6 +55,17 @@ def provider_traits_delete(*, provider):
     provider had traits. Raises ProviderChangedConcurrently on a concurrent change.
     """
     with transaction.atomic():
-        if ProviderTrait.objects.filter(provider=provider).exists():
+        names = sorted(ProviderTrait.objects.filter(provider=provider)
+                       .values_list("trait__name", flat=True))
+        if names:
+            old_generation = provider.generation
             provider_bump_generation(provider)
             ProviderTrait.objects.filter(provider=provider).delete()
+            _record(provider, old_generation, names, [])
+
+
+def _record(provider, old_generation, before, after):
+    change_log.change_record(
+        kind=change_log.PROVIDER, entity=provider.uuid, action="traits",
+        before={"generation": old_generation, "traits": before},
+        after={"generation": provider.generation, "traits": after})

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from providers import exceptions, rules
 from providers.models import ResourceProvider
+from providers.services import change_log
 from providers.services.tree_lock import lock_trees
 
 # Sentinel for provider_update(parent_uuid=...): "leave the parent alone".
@@ -83,6 +84,9 @@ def provider_create(*, name, uuid=None, parent_uuid=None):
             provider.save()
             provider.root_id = parent.root_id if parent is not None else provider.pk
             ResourceProvider.objects.filter(pk=provider.pk).update(root_id=provider.root_id)
+            change_log.change_record(
+                kind=change_log.PROVIDER, entity=uuid, action="create",
+                after={"name": name, "parent": parent_uuid, "generation": provider.generation})
     except IntegrityError:
         # A concurrent create won the race for the name or the uuid.
         raise exceptions.DuplicateName(
@@ -119,10 +123,12 @@ def provider_update(*, uuid, name, parent_uuid=UNCHANGED, allow_reparent=True):
     try:
         with transaction.atomic():
             lock_trees()
-            provider = ResourceProvider.objects.filter(uuid=uuid).first()
+            provider = (ResourceProvider.objects.select_related("parent")
+                        .filter(uuid=uuid).first())
             if provider is None:
                 raise exceptions.ProviderNotFound(uuid)
             previous = provider.updated_at or provider.created_at
+            before = _described(provider)
             if parent_uuid is not UNCHANGED:
                 _change_parent(provider, parent_uuid, allow_reparent, prefix)
             if ResourceProvider.objects.filter(name=name).exclude(pk=provider.pk).exists():
@@ -132,9 +138,19 @@ def provider_update(*, uuid, name, parent_uuid=UNCHANGED, allow_reparent=True):
             provider.updated_at = timezone.now()
             ResourceProvider.objects.filter(pk=provider.pk).update(
                 name=name, updated_at=provider.updated_at)
+            after = _described(provider)
+            if after != before:
+                change_log.change_record(kind=change_log.PROVIDER, entity=provider.uuid,
+                                         action="update", before=before, after=after)
     except IntegrityError:
         raise exceptions.DuplicateName(f"Conflicting resource provider {name} already exists.")
     return provider, previous
+
+
+def _described(provider):
+    """A provider's name and parent uuid, as the change log shows them."""
+    parent = provider.parent
+    return {"name": provider.name, "parent": parent.uuid if parent is not None else None}
 
 
 def _change_parent(provider, parent_uuid, allow_reparent, prefix):
@@ -180,7 +196,8 @@ def provider_delete(*, uuid):
     with transaction.atomic():
         lock_trees()
         # Row lock: allocation writers bump this row's generation, so they wait for us.
-        provider = ResourceProvider.objects.select_for_update().filter(uuid=uuid).first()
+        provider = (ResourceProvider.objects.select_for_update(of=("self",))
+                    .select_related("parent").filter(uuid=uuid).first())
         if provider is None:
             raise exceptions.ProviderNotFound(
                 uuid, f"No resource provider with uuid {uuid} found for delete")
@@ -189,4 +206,7 @@ def provider_delete(*, uuid):
         if provider.allocations.exists():
             raise exceptions.ProviderInUse(uuid)
         provider.delete()
+        change_log.change_record(
+            kind=change_log.PROVIDER, entity=provider.uuid, action="delete",
+            before={**_described(provider), "generation": provider.generation})
 

@@ -4,6 +4,7 @@ from django.utils import timezone
 
 from providers import exceptions
 from providers.models import Inventory, ResourceClass
+from providers.services import change_log
 from providers.services.catalogue import ensure_named
 from providers.standard import is_standard_resource_class
 
@@ -12,7 +13,9 @@ def resource_class_create(*, name):
     """Create a custom class. Raises ResourceClassExists."""
     try:
         with transaction.atomic():
-            return ResourceClass.objects.create(name=name)
+            created = ResourceClass.objects.create(name=name)
+            _record(name, "create", None, {"name": name})
+            return created
     except IntegrityError:
         raise exceptions.ResourceClassExists(
             f"Conflicting resource class already exists: {name}")
@@ -20,7 +23,13 @@ def resource_class_create(*, name):
 
 def resource_class_ensure(*, name):
     """Create a custom class unless it exists. Returns (resource_class, created)."""
-    return ensure_named(ResourceClass, name)
+    return ensure_named(ResourceClass, name, on_create=lambda: _record(
+        name, "create", None, {"name": name}))
+
+
+def _record(name, action, before, after):
+    change_log.change_record(kind=change_log.RESOURCE_CLASS, entity=name, action=action,
+                             before=before, after=after)
 
 
 def resource_class_rename(*, name, new_name):
@@ -40,6 +49,7 @@ def resource_class_rename(*, name, new_name):
                 rc.save(update_fields=["name", "updated_at"])
         except IntegrityError:
             raise exceptions.ResourceClassExists(f"Resource class already exists: {new_name}")
+        _record(name, "rename", {"name": name}, {"name": new_name})
         return rc
 
 
@@ -60,3 +70,4 @@ def resource_class_delete(*, name):
                 f"Error in delete resource class: Cannot delete resource class {name}. "
                 "Class is in use in inventory.")
         rc.delete()
+        _record(name, "delete", {"name": name}, None)

@@ -3,13 +3,15 @@ from django.db import transaction
 
 from providers import exceptions
 from providers.models import ProviderTrait, Trait
+from providers.services import change_log
 from providers.services.catalogue import ensure_named
 from providers.standard import is_standard_trait
 
 
 def trait_ensure(*, name):
     """Create a custom trait unless it exists. Returns (trait, created)."""
-    return ensure_named(Trait, name)
+    return ensure_named(Trait, name, on_create=lambda: change_log.change_record(
+        kind=change_log.TRAIT, entity=name, action="create", after={"name": name}))
 
 
 def trait_delete(*, name):
@@ -22,3 +24,5 @@ def trait_delete(*, name):
         if ProviderTrait.objects.filter(trait=trait).exists():
             raise exceptions.TraitInUse(name)
         trait.delete()
+        change_log.change_record(kind=change_log.TRAIT, entity=name, action="delete",
+                                 before={"name": name})

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from allocations.upstream.dbapi import to_utc
+from providers.models import ChangeRecord
 from tests.upstream.conftest import source_rows, sqlite_edit
 
 pytestmark = pytest.mark.django_db
@@ -238,3 +239,15 @@ def test_trees_are_consistent_after_import(sqlite_sample):
     except SystemExit:
         pass
     assert "every tree is consistent" in out.getvalue()
+
+
+def test_import_is_one_change_log_entry(sqlite_sample):
+    run_import(sqlite_sample, "--dry-run")
+    assert not ChangeRecord.objects.filter(kind="database").exists()
+    run_import(sqlite_sample)
+    (entry,) = ChangeRecord.objects.filter(kind="database")
+    assert (entry.entity, entry.action, entry.actor) == (
+        "placement", "import", "command:import_placement_db")
+    assert entry.after["source"] == "sqlite"
+    assert entry.after["rows"]["resource_providers"] > 0
+    assert not ChangeRecord.objects.filter(kind="provider").exists()  # not one per row

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from allocations.upstream import UpstreamError, schema
 from allocations.upstream.importer import BATCH_SIZE, import_database
+from placement_site.actor import ActorCommandMixin
 
 
 def verification_table(rows):
@@ -15,7 +16,7 @@ def verification_table(rows):
     return lines
 
 
-class Command(BaseCommand):
+class Command(ActorCommandMixin, BaseCommand):
     help = (
         f"Import an OpenStack Placement database ({schema.RELEASE}, schema revision "
         f"{schema.REVISION}) into this (empty) database, exactly: providers and trees, "

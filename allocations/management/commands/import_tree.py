@@ -3,9 +3,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from allocations.management.commands._progress import progress
 from allocations.management.commands._trees import TreeError, import_document, load_document
+from placement_site.actor import ActorCommandMixin
 
 
-class Command(BaseCommand):
+class Command(ActorCommandMixin, BaseCommand):
     help = (
         "Import a tree document written by `export_tree` (or by hand): create missing "
         "providers, custom resource classes and traits, set inventories, traits and "

@@ -3,11 +3,12 @@ from django.core.management.base import BaseCommand, CommandError
 
 from allocations.management.commands._progress import progress
 from allocations.management.commands._trees import TreeError, import_document
+from placement_site.actor import ActorCommandMixin
 from providers.models import ResourceProvider
 from providers.samples import SAMPLES, sample_document
 
 
-class Command(BaseCommand):
+class Command(ActorCommandMixin, BaseCommand):
     help = (
         "Load example topologies (providers, inventories, traits, aggregates and a "
         "couple of consumers with allocations) through the in-process Placement API. "

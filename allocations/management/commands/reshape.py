@@ -5,6 +5,7 @@ from django.db import transaction
 from allocations.api.reshaper_views import reshape_arguments, reshaper_schema
 from allocations.models import Allocation
 from allocations.reshaper import reshape
+from placement_site.actor import ActorCommandMixin
 from placement_site.api import microversion
 from placement_site.api.exceptions import PlacementError, domain_error_status
 from placement_site.api.viewsets import validate
@@ -15,7 +16,7 @@ from providers.rules import INVENTORY_DEFAULTS as DEFAULTS
 from providers.rules import INVENTORY_FIELDS
 
 
-class Command(BaseCommand):
+class Command(ActorCommandMixin, BaseCommand):
     help = (
         "Apply a reshaper payload (the JSON body of POST /reshaper) without a running "
         "server: the endpoint's schema for the microversion, then the same reshape "

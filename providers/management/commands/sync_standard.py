@@ -1,10 +1,11 @@
 """manage.py sync_standard: add the installed standard traits and resource classes."""
 from django.core.management.base import BaseCommand
 
+from placement_site.actor import ActorCommandMixin
 from providers.standard import sync_standard_names
 
 
-class Command(BaseCommand):
+class Command(ActorCommandMixin, BaseCommand):
     help = (
         "Add the standard resource classes (os-resource-classes) and standard traits "
         "(os-traits) of the installed libraries that the database does not have yet. "
