@@ -3,6 +3,7 @@ from django import forms
 
 from allocations import selectors
 from allocations.models import UNKNOWN_CONSUMER_TYPE
+from providers.rules import MAX_NAME_LENGTH
 
 
 class UsageFilterForm(forms.Form):
@@ -12,7 +13,7 @@ class UsageFilterForm(forms.Form):
 
     project = forms.CharField(required=False, max_length=255)
     user = forms.CharField(required=False, max_length=255)
-    consumer_type = forms.CharField(required=False, max_length=255,
+    consumer_type = forms.CharField(required=False, max_length=MAX_NAME_LENGTH,
                                     help_text=f'A type name, or "{UNKNOWN_CONSUMER_TYPE}" for '
                                               "consumers without a type.")
     group_by = forms.ChoiceField(choices=GROUP_BY, required=False, initial="type")
@@ -56,7 +57,7 @@ class MoveAllocationForm(forms.Form):
 
     source = forms.CharField(max_length=36, widget=forms.HiddenInput)
     source_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
-    resource_class = forms.CharField(max_length=255, widget=forms.HiddenInput)
+    resource_class = forms.CharField(max_length=MAX_NAME_LENGTH, widget=forms.HiddenInput)
     consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     target = forms.CharField(max_length=60, error_messages={
         "required": "Choose the provider to move the allocation to."})

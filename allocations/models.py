@@ -6,6 +6,7 @@ writes; a consumer left without allocations is deleted (allocations.services).
 from django.db import models
 
 from providers.models import ResourceClass, ResourceProvider
+from providers.rules import MAX_NAME_LENGTH
 
 UNKNOWN_CONSUMER_TYPE = "unknown"
 
@@ -36,7 +37,7 @@ class User(ExternalIdentity):
 
 
 class ConsumerType(models.Model):
-    name = models.CharField(max_length=255, unique=True)
+    name = models.CharField(max_length=MAX_NAME_LENGTH, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -36,8 +36,7 @@ admin.site.site_url = "/ui/"
 admin.site.site_header = "Placement administration"
 admin.site.site_title = "Placement admin"
 
-CUSTOM_NAME_HELP = ("CUSTOM_ followed by upper-case letters, digits and underscores "
-                    "(at most 255 characters).")
+CUSTOM_NAME_HELP = rules.CUSTOM_NAME_HELP
 
 
 def validate_custom_name(value):

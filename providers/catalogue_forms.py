@@ -14,9 +14,8 @@ from providers.services import traits as trait_services
 
 class _CustomNameForm(forms.Form):
     name = forms.CharField(
-        label="Name", help_text="CUSTOM_ followed by upper-case letters, digits and "
-                                "underscores (at most 255 characters).",
-        widget=forms.TextInput(attrs={"size": 40, "placeholder": "CUSTOM_…",
+        label="Name", help_text=rules.CUSTOM_NAME_HELP,
+        widget=forms.TextInput(attrs={"size": 40, "placeholder": f"{rules.CUSTOM_PREFIX}…",
                                       "class": "mono", "autocomplete": "off"}))
 
     problem = None  # rules function: Placement's refusal of a name, or None

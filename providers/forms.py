@@ -73,7 +73,7 @@ class InventoryForm(InventoryFieldsMixin):
 
     ACTIONS = (("save", "Save"), ("delete", "Delete"))
 
-    resource_class = forms.CharField(max_length=255)
+    resource_class = forms.CharField(max_length=rules.MAX_NAME_LENGTH)
     action = forms.ChoiceField(choices=ACTIONS, initial="save", widget=forms.HiddenInput)
     generation = GenerationField()
 
@@ -121,25 +121,26 @@ class TraitsForm(forms.Form):
         rows=6, help_text="The provider's complete trait set: one name per line (or "
                           "separated by spaces or commas). Leave empty to remove all traits.")
     create_custom = forms.BooleanField(
-        required=False, label="Create missing CUSTOM_ traits",
+        required=False, label=f"Create missing {rules.CUSTOM_PREFIX} traits",
         help_text="Otherwise an unknown trait name is an error.")
     generation = GenerationField()
 
     def clean_traits(self):
         names = self.cleaned_data["traits"]
-        bad = [n for n in names if len(n) > 255]
+        bad = [n for n in names if len(n) > rules.MAX_NAME_LENGTH]
         if bad:
-            raise forms.ValidationError("Trait names are at most 255 characters.")
+            raise forms.ValidationError(
+                f"Trait names are at most {rules.MAX_NAME_LENGTH} characters.")
         return names
 
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("create_custom"):
-            bad = [n for n in cleaned.get("traits") or [] if n.startswith("CUSTOM_")
-                   and not rules.CLASS_NAME_PATTERN.match(n)]
+            bad = [n for n in cleaned.get("traits") or []
+                   if rules.is_custom(n) and not rules.is_valid_custom_name(n)]
             if bad:
-                self.add_error("traits", "Custom trait names are CUSTOM_ followed by upper-case "
-                                         f"letters, digits and underscores: {', '.join(bad)}")
+                self.add_error("traits", f"Custom trait names are {rules.CUSTOM_NAME_FORM}: "
+                                         f"{', '.join(bad)}")
         return cleaned
 
     def save(self, provider):
@@ -151,7 +152,7 @@ class TraitsForm(forms.Form):
         with transaction.atomic():
             if self.cleaned_data.get("create_custom"):
                 for name in names:
-                    if name.startswith("CUSTOM_"):
+                    if rules.is_custom(name):
                         trait_ensure(name=name)
             service.provider_traits_replace(
                 provider=provider, trait_names=names, generation=self.cleaned_data["generation"])

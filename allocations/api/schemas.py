@@ -11,7 +11,7 @@ from placement_site.api.microversion import (
     DICT_ALLOCATIONS,
     MAPPINGS,
 )
-from providers.rules import GROUP_SUFFIX_REGEX, NAME_REGEX, UUID_KEY_REGEX
+from providers.rules import GROUP_SUFFIX_REGEX, MAX_NAME_LENGTH, NAME_REGEX, UUID_KEY_REGEX
 
 UUID_KEY = UUID_KEY_REGEX
 
@@ -105,7 +105,8 @@ PUT_V1_34 = copy.deepcopy(PUT_V1_28)
 PUT_V1_34["properties"]["mappings"] = MAPPINGS_SCHEMA
 
 # 1.38+: required consumer_type.
-CONSUMER_TYPE = {"type": "string", "pattern": NAME_REGEX, "minLength": 1, "maxLength": 255}
+CONSUMER_TYPE = {"type": "string", "pattern": NAME_REGEX, "minLength": 1,
+                 "maxLength": MAX_NAME_LENGTH}
 PUT_V1_38 = copy.deepcopy(PUT_V1_34)
 PUT_V1_38["properties"]["consumer_type"] = CONSUMER_TYPE
 PUT_V1_38["required"].append("consumer_type")
@@ -155,7 +156,7 @@ USAGES_V1_9 = {
 USAGES_V1_38 = copy.deepcopy(USAGES_V1_9)
 USAGES_V1_38["properties"]["consumer_type"] = {
     "type": "string", "pattern": NAME_REGEX + "|^all|^unknown$", "minLength": 1,
-    "maxLength": 255}
+    "maxLength": MAX_NAME_LENGTH}
 
 
 def usages_schema(version):

@@ -32,6 +32,8 @@ from providers.rules.inventory import (  # noqa: F401
 )
 from providers.rules.names import (  # noqa: F401
     CLASS_NAME_PATTERN,
+    CUSTOM_NAME_FORM,
+    CUSTOM_NAME_HELP,
     CUSTOM_NAME_PATTERN,
     CUSTOM_NAME_REGEX,
     CUSTOM_NAME_SCHEMA,

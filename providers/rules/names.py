@@ -23,6 +23,9 @@ CUSTOM_NAME_PATTERN = re.compile(CUSTOM_NAME_REGEX)
 # A custom resource class name as the API's JSON schemas check it (POST/PUT /resource_classes).
 CUSTOM_NAME_SCHEMA = {"type": "string", "pattern": CUSTOM_NAME_REGEX,
                       "maxLength": MAX_NAME_LENGTH}
+# How the UI describes a name a user may create (form help and errors).
+CUSTOM_NAME_FORM = f"{CUSTOM_PREFIX} followed by upper-case letters, digits and underscores"
+CUSTOM_NAME_HELP = f"{CUSTOM_NAME_FORM} (at most {MAX_NAME_LENGTH} characters)."
 # Placement's refusal of a trait name it may not create (PUT /traits/{name}).
 INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
                  'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '

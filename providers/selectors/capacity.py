@@ -60,7 +60,8 @@ class InventoryUsage:
     def over_committed(self):
         """Units allocated beyond the physical amount (total - reserved): what an
         allocation_ratio above 1 lets consumers hold."""
-        return max(self.used - max(self.total - self.reserved, 0), 0)
+        physical = rules.capacity(self.total, self.reserved, 1)
+        return max(self.used - max(physical, 0), 0)
 
     @property
     def percent(self):

@@ -3,6 +3,7 @@ from rest_framework.response import Response
 
 from placement_site.api.microversion import TRAITS
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from providers import rules
 from providers.selectors import providers as selectors
 from providers.services import provider_traits as services
 
@@ -10,7 +11,8 @@ PUT_SCHEMA = {
     "type": "object",
     "properties": {
         "traits": {"type": "array",
-                   "items": {"type": "string", "minLength": 1, "maxLength": 255}},
+                   "items": {"type": "string", "minLength": 1,
+                             "maxLength": rules.MAX_NAME_LENGTH}},
         "resource_provider_generation": {"type": "integer"},
     },
     "required": ["traits", "resource_provider_generation"],
