@@ -44,18 +44,25 @@ def _delete(request, delete, name, kind):
         messages.success(request, f"Deleted {kind} {name}.")
 
 
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def resource_classes(request):
-    form = catalogue_forms.ResourceClassForm(request.POST or None)
+def _catalogue_page(request, form_class, page, template, rows_of, **context):
+    """A list of names (custom ones first) with a create form: GET shows it, a POST
+    that creates redirects back to `page`; `rows_of()` reads the rows (none on a redirect)."""
+    form = form_class(request.POST or None)
     if request.method == "POST" and _create(request, form):
-        return redirect("ui:resource-classes")
-    rows = selectors.resource_class_rows()
-    return render(request, "ui/resource_classes.html", {
-        "form": form,
+        return redirect(page)
+    rows = rows_of()
+    return render(request, template, {
+        "form": form, **context,
         "custom": [row for row in rows if not row.standard],
         "standard": [row for row in rows if row.standard],
     })
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def resource_classes(request):
+    return _catalogue_page(request, catalogue_forms.ResourceClassForm, "ui:resource-classes",
+                           "ui/resource_classes.html", selectors.resource_class_rows)
 
 
 @staff_member_required
@@ -68,16 +75,9 @@ def resource_class_delete(request, name):
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def traits(request):
-    form = catalogue_forms.TraitForm(request.POST or None)
-    if request.method == "POST" and _create(request, form):
-        return redirect("ui:traits")
     query = request.GET.get("q", "").strip()
-    rows = selectors.trait_rows(query)
-    return render(request, "ui/traits.html", {
-        "form": form, "q": query,
-        "custom": [row for row in rows if not row.standard],
-        "standard": [row for row in rows if row.standard],
-    })
+    return _catalogue_page(request, catalogue_forms.TraitForm, "ui:traits", "ui/traits.html",
+                           lambda: selectors.trait_rows(query), q=query)
 
 
 @staff_member_required
