@@ -16,8 +16,23 @@ from itertools import product
 Partial = namedtuple("Partial", "allocations providers")
 
 
+class GroupKind:
+    """What kind of request group a group is, for the parsed (request.RequestGroup)
+    and the resolved (Group) form alike; AMOUNTS names the field of its amounts."""
+
+    AMOUNTS = "amounts"
+
+    @property
+    def suffixed(self):
+        return self.suffix != ""
+
+    @property
+    def resourceless(self):
+        return not getattr(self, self.AMOUNTS)
+
+
 @dataclass(frozen=True)
-class Group:
+class Group(GroupKind):
     """A request group with every name resolved to an id."""
 
     suffix: str
@@ -27,14 +42,6 @@ class Group:
     member_of: tuple = ()               # (frozenset(aggregate ids), ...) ANDed any-of sets
     forbidden_aggregates: frozenset = frozenset()
     in_tree_root: int = None            # root id of the in_tree provider
-
-    @property
-    def suffixed(self):
-        return self.suffix != ""
-
-    @property
-    def resourceless(self):
-        return not self.amounts
 
 
 @dataclass

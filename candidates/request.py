@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import jsonschema
 
+from candidates.candidate_set import GroupKind
 from placement_site import domain_errors as errors
 from placement_site.api.microversion import (
     ALL_CLASSES_IN_SUMMARIES,
@@ -58,7 +59,7 @@ QUERY_PREFIX = "Invalid query string parameters: "
 
 
 @dataclass(frozen=True)
-class RequestGroup:
+class RequestGroup(GroupKind):
     """One request group: suffix "" is the unsuffixed group.
 
     resources: ((class name, amount), ...) in query order.
@@ -72,13 +73,7 @@ class RequestGroup:
     aggregates: AggregateQuery = field(default_factory=AggregateQuery)
     in_tree: str = None
 
-    @property
-    def suffixed(self):
-        return self.suffix != ""
-
-    @property
-    def resourceless(self):
-        return not self.resources
+    AMOUNTS = "resources"
 
     @property
     def required_sets(self):
