@@ -6,9 +6,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from placement_site.management.commands.benchmark_ui import plan
+from placement_site.management.commands.benchmark_ui import build, plan
 from providers.models import ResourceProvider
 from tests.factories import make_provider
+from tests.providers.tree_checks import assert_tree_integrity
 
 
 PAGES = [
@@ -61,3 +62,10 @@ def test_refuses_a_database_with_providers():
     make_provider("existing")
     with pytest.raises(CommandError, match="providers exist"):
         call_command("benchmark_ui", providers=20, repeat=1)
+
+
+@pytest.mark.django_db
+def test_built_trees_are_consistent():
+    """The bulk-created nested-set fields are what django-mptt would have written."""
+    assert build(plan(40)) == 40
+    assert_tree_integrity()
