@@ -219,3 +219,15 @@ def test_change_within_usage_saves_without_confirmation(client, sample):
         "resource_class": "VCPU", "total": 2, "generation": 0, "action": "save"})
     assert "Updated VCPU inventory of cn2." in messages_of(response)
     assert inventory(cn2)["VCPU"][0] == 2
+
+
+def test_after_a_refused_delete_the_add_update_form_still_saves(client, sample):
+    cn2 = sample["cn2"]   # VCPU is in use there: its delete is refused
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "generation": 0, "action": "delete", "confirm": "yes"},
+        follow=False)
+    assert response.status_code == 400
+    body = response.content.decode()
+    form_html = body[body.index('id="inventory-form"'):]
+    assert '<input type="hidden" name="action" value="save">' in form_html
+    assert 'name="action" value="delete"' not in form_html.split("</form>")[0]

@@ -1,0 +1,89 @@
+"""An operator edits a provider in a real browser: an inventory cut below usage is
+explained and saved only on confirmation, a deletion asks first, and a refusal is
+explained with the provider's name and the typed values kept."""
+import re
+
+import pytest
+
+from providers.models import Inventory
+from tests.browser.conftest import screenshot
+from tests.factories import allocate, make_consumer, make_provider
+
+
+@pytest.fixture
+def cn(operator):
+    """A compute node holding MEMORY_MB=34816 of an instance, and DISK_GB nobody holds."""
+    node = make_provider("compute-7", inventory={"MEMORY_MB": 65536, "DISK_GB": 500})
+    vm = make_consumer(project="tenant-a", user="alice")
+    allocate(vm, node, MEMORY_MB=34816)
+    return node, vm
+
+
+def total(provider, rc):
+    return Inventory.objects.get(provider=provider, resource_class__name=rc).total
+
+
+def test_cut_below_usage_is_explained_then_saved_on_confirmation(ui, cn):
+    node, vm = cn
+    ui.goto(f"/ui/providers/{node.uuid}/?edit=MEMORY_MB#inventory-form")
+    form = ui.locator("#inventory-form form")
+    form.locator("input[name=total]").fill("20000")
+    form.locator("button[type=submit]").click()
+    confirm = ui.locator("#confirm")
+    confirm.wait_for()
+    text = confirm.inner_text()
+    assert "compute-7 becomes over capacity for MEMORY_MB" in text
+    assert "but 34816 is already allocated" in text
+    assert f"{vm.uuid}: MEMORY_MB=34816" in text
+    screenshot(ui, "provider-inventory-below-usage-confirm")
+    assert total(node, "MEMORY_MB") == 65536          # nothing saved yet
+    confirm.get_by_role("button", name="Save anyway").click()
+    ui.wait_for_selector(".messages")
+    assert "Updated MEMORY_MB inventory of compute-7." in ui.locator(".messages").inner_text()
+    assert total(node, "MEMORY_MB") == 20000
+    screenshot(ui, "provider-inventory-below-usage-saved")
+
+
+def test_deleting_an_inventory_asks_first(ui, cn):
+    node, _ = cn
+    ui.goto(f"/ui/providers/{node.uuid}/")
+    ui.get_by_title("Delete the DISK_GB inventory").click()
+    confirm = ui.locator("#confirm")
+    assert "Delete the DISK_GB inventory of compute-7?" in confirm.inner_text()
+    assert Inventory.objects.filter(provider=node, resource_class__name="DISK_GB").exists()
+    confirm.get_by_role("button", name="Delete DISK_GB").click()
+    ui.wait_for_selector(".messages")
+    assert not Inventory.objects.filter(provider=node, resource_class__name="DISK_GB").exists()
+
+
+def test_a_refusal_is_explained_with_names_and_typed_values_kept(ui, cn):
+    node, _ = cn
+    ui.goto(f"/ui/providers/{node.uuid}/")
+    # deleting a class that is in use: refused, in Placement's words, naming the provider
+    ui.get_by_title("Delete the MEMORY_MB inventory").click()
+    errors = ui.locator("#inventory-form .errorlist").first
+    errors.wait_for()
+    message = errors.inner_text()
+    assert "in use" in message and "compute-7" in message and node.uuid not in message
+    # the same form then adds or updates, never deletes: an unknown class is refused
+    # and the form keeps what the operator typed
+    form = ui.locator("#inventory-form form")
+    form.locator("input[name=resource_class]").fill("CUSTOM_NOPE")
+    form.locator("input[name=total]").fill("3")
+    form.locator("button[type=submit]").click()
+    errors = ui.locator("#inventory-form .errorlist").first
+    errors.wait_for()
+    assert ("Unknown resource class in inventory for resource provider compute-7: "
+            "No such resource class CUSTOM_NOPE.") in errors.inner_text()
+    form = ui.locator("#inventory-form form")
+    assert form.locator("input[name=resource_class]").input_value() == "CUSTOM_NOPE"
+    assert form.locator("input[name=total]").input_value() == "3"
+    screenshot(ui, "provider-refusal-explained")
+
+
+def test_ui_paths_without_a_slash_redirect_and_unknown_pages_are_html(ui):
+    ui.goto("/ui")
+    assert re.search(r"/ui/$", ui.url)
+    response = ui.goto("/ui/providers/00000000-0000-0000-0000-00000000beef/")
+    assert response.status == 404
+    assert "text/html" in response.headers["content-type"]
