@@ -20,7 +20,7 @@ import threading
 import time
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, Error, connections
 from django.urls import URLResolver, get_resolver
 from django.urls.exceptions import Resolver404
 
@@ -125,7 +125,9 @@ def _probe(alias):
         with connection.cursor() as cursor:
             cursor.execute(HEALTH_SQL)
             standby, caught_up, lag = cursor.fetchone()
-    except DatabaseError as exc:
+    except Error as exc:
+        # Error, not DatabaseError: a connection the server (or pgbouncer) closed under
+        # us raises InterfaceError. Closed here, the next probe connects anew.
         connection.close()
         return False, "down (" + " ".join(str(exc).split())[:200] + ")"
     if not standby:

@@ -92,6 +92,15 @@ def test_a_routed_get_reads_the_replica_until_it_writes_and_never_inside_atomic(
     assert db_routing.read_alias() == "default"  # outside any request
 
 
+def test_a_replica_connection_closed_under_us_is_down_not_an_error(replica):
+    # What pgbouncer does to a waiting client when the standby has stopped: the wrapper
+    # still holds the connection, the driver knows it closed (InterfaceError).
+    replica.connection.close()
+    usable, reason = db_routing._probe(REPLICA)
+    assert not usable and reason.startswith("down (connection already closed")
+    assert replica.connection is None  # dropped: the next probe connects anew
+
+
 def test_the_replica_health_is_asked_at_most_once_a_second(replica):
     api = PlacementClient()
     fallbacks = REGISTRY.get_sample_value("placement_replica_fallbacks_total")

@@ -1,5 +1,8 @@
 """Read replicas with real servers: the replica routes read from the streaming standby,
-writes and their reads go to the primary, a lagging or stopped standby is skipped."""
+writes and their reads go to the primary, a lagging or stopped standby is skipped.
+
+The nodes reach both servers through pgbouncer in transaction-pooling mode, as in
+production; the tests pause replay and stop the standby on the servers themselves."""
 import re
 import time
 import urllib.request
@@ -13,28 +16,34 @@ LONG = 3600  # a lag bound never reached: this node reads from the standby, howe
 
 
 @pytest.fixture(scope="module")
-def relaxed(cluster):
-    node = Node(cluster, "relaxed", DATABASE_REPLICA_URLS=cluster.url("standby"),
+def relaxed(bouncer):
+    node = Node(bouncer, "relaxed", **through(bouncer),
                 DATABASE_REPLICA_MAX_LAG=LONG)
     yield node
     node.stop()
 
 
 @pytest.fixture(scope="module")
-def strict(cluster):
-    node = Node(cluster, "strict", DATABASE_REPLICA_URLS=cluster.url("standby"),
+def strict(bouncer):
+    node = Node(bouncer, "strict", **through(bouncer),
                 DATABASE_REPLICA_MAX_LAG=0.5)
     yield node
     node.stop()
 
 
 @pytest.fixture(scope="module")
-def candidates_only(cluster):
-    node = Node(cluster, "candidates-only", DATABASE_REPLICA_URLS=cluster.url("standby"),
+def candidates_only(bouncer):
+    node = Node(bouncer, "candidates-only", **through(bouncer),
                 DATABASE_REPLICA_MAX_LAG=LONG,
                 PLACEMENT_REPLICA_READ_ROUTES="allocation_candidates")
     yield node
     node.stop()
+
+
+def through(bouncer):
+    """Both databases through pgbouncer."""
+    return {"DATABASE_URL": bouncer.url("primary", via_bouncer=True),
+            "DATABASE_REPLICA_URLS": bouncer.url("standby", via_bouncer=True)}
 
 
 def make_provider(node, name, vcpu=8):
