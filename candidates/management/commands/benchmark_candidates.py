@@ -149,7 +149,7 @@ class Command(BaseCommand):
                 times = []
                 for _ in range(reps):
                     started = time.perf_counter()
-                    send(query)
+                    send(query, decode=False)
                     times.append((time.perf_counter() - started) * 1000)
                 times.sort()
                 p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
@@ -173,8 +173,10 @@ def _in_process():
     client = Client()
     extra = {"HTTP_X_AUTH_TOKEN": "admin", "HTTP_OPENSTACK_API_VERSION": "placement latest"}
 
-    def send(query):
+    def send(query, decode=True):
         response = client.get("/allocation_candidates?" + query, **extra)
+        if not decode:
+            return response.status_code, None
         body = json.loads(response.content)
         return response.status_code, len(body.get("allocation_requests", []))
 
@@ -239,7 +241,7 @@ def _live(url):
     prefix = parsed.path.rstrip("/")
     state = {}
 
-    def send(query):
+    def send(query, decode=True):
         for attempt in (1, 2):
             conn = state.get("conn")
             if conn is None:
@@ -248,7 +250,10 @@ def _live(url):
             try:
                 conn.request("GET", f"{prefix}/allocation_candidates?{query}", headers=HEADERS)
                 response = conn.getresponse()
-                body = json.loads(response.read())
+                content = response.read()
+                if not decode:
+                    return response.status, None
+                body = json.loads(content)
                 return response.status, len(body.get("allocation_requests", []))
             except (http.client.HTTPException, ConnectionError):
                 conn.close()
