@@ -79,16 +79,23 @@ def fitting(amounts, rows):
     by_class = {}
     for rc, n in set(amounts):
         by_class.setdefault(rc, []).append((n, []))
-    check = misfit
-    for rp, rc, used, total, reserved, ratio, min_unit, max_unit, step in rows:
-        wanted = by_class.get(rc)
-        if not wanted:
-            continue
-        usable = capacity(total, reserved, ratio)
-        for n, providers in wanted:
-            if check(n, used, usable, min_unit, max_unit, step) is None:
-                providers.append(rp)
+    # A cloud is mostly identical hosts: rows equal but for the provider get one verdict.
+    verdicts = {}   # row without its provider -> the provider lists it joins
+    for row in rows:
+        key = row[1:]
+        joins = verdicts.get(key)
+        if joins is None:
+            joins = verdicts[key] = _fitting_lists(by_class.get(row[1], ()), *key[1:])
+        for providers in joins:
+            providers.append(row[0])
     return {(rc, n): providers for rc, pairs in by_class.items() for n, providers in pairs}
+
+
+def _fitting_lists(wanted, used, total, reserved, ratio, min_unit, max_unit, step):
+    """The provider lists of `wanted` ((amount, providers), ...) whose amount fits."""
+    usable = capacity(total, reserved, ratio)
+    return [providers for n, providers in wanted
+            if misfit(n, used, usable, min_unit, max_unit, step) is None]
 
 
 def providers_with_capacity(amounts, scope):
