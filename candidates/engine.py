@@ -456,7 +456,14 @@ def load_facts(scope, groups, evaluation, keep_rows=False):
     fits, inventory = {}, facts.inventory
     want_inventory = len(groups) > 1   # only consolidation across groups needs it
     class_ids = {rc for rc, _ in amounts}
-    for where in scopes:
+    provider_rows = {}   # scope -> its trees.providers rows, when read first
+    for index, where in enumerate(scopes):
+        if where.kind in ("range", "roots"):
+            # Read the batch's providers first and name them by id below: PostgreSQL
+            # then reaches their rows through the provider indexes, where a range of
+            # trees makes it scan every row of a link table (cost growing with the cloud).
+            rows = provider_rows[index] = trees.providers(where)
+            where = Scope.providers([row[0] for row in rows])
         rows = capacity.inventories(where, rc_ids=class_ids)
         if where.kind == "all":
             facts.inventory_rows = rows
@@ -478,15 +485,19 @@ def load_facts(scope, groups, evaluation, keep_rows=False):
             facts.sharing_anchors.setdefault(rp, set()).add(anchor)
     else:
         facts.fits = {key: sorted(rps) for key, rps in fits.items()}
-    _add_positions(facts, scopes, want_positions=bool(evaluation.query.same_subtree))
+    _add_positions(facts, scopes, provider_rows,
+                   want_positions=bool(evaluation.query.same_subtree))
     return facts
 
 
-def _add_positions(facts, scopes, want_positions):
-    """Root (and MPTT position) of every provider the facts mention."""
+def _add_positions(facts, scopes, provider_rows, want_positions):
+    """Root (and MPTT position) of every provider the facts mention.
+    provider_rows: index in scopes -> the providers rows already read."""
     root, position = facts.root, facts.position
-    for scope in scopes:
-        if scope.kind == "all":
+    for index, scope in enumerate(scopes):
+        if index in provider_rows:
+            rows = provider_rows[index]
+        elif scope.kind == "all":
             mentioned = set(facts.traits)
             mentioned.update(facts.aggregates)
             for rps in facts.fits.values():
@@ -536,6 +547,8 @@ def _with_summaries(found, generated, roots, whole, query, names, whole_trees, a
     requested = {names.classes[n] for n in query.requested_class_names()}
     if whole is None:
         providers = trees.providers(scope)
+        # by id: see load_facts
+        scope = Scope.providers([row[0] for row in providers])
         inventories = capacity.inventories(scope, rc_ids=None if all_classes else requested)
         traits = summaries.trait_names(scope) if with_traits else None
     else:

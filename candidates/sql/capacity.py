@@ -21,7 +21,6 @@ _CORRELATED_USAGE = """COALESCE((SELECT SUM(a.used) FROM allocations a
 _SOME = f"""
     SELECT {_COLUMNS.format(used=_CORRELATED_USAGE)}
     FROM inventories i
-    JOIN resource_providers rp ON rp.id = i.provider_id
     WHERE 1 = 1{{classes}}{{scope}}"""
 
 
@@ -37,9 +36,11 @@ def inventories(scope, rc_ids=None, exclude_rc_ids=()):
                    GROUP BY provider_id, resource_class_id) u ON ...
         [WHERE i.resource_class_id IN (...)]
 
-    For a scope smaller than everything the provider table is joined for the
-    scope's condition and each row's usage is a correlated SUM instead. Which
-    amounts fit is decided in Python (fitting()): written as SQL predicates the
+    For a scope smaller than everything each row's usage is a correlated SUM instead,
+    and the scope restricts i.provider_id (an explicit id list is best: PostgreSQL
+    then reads the rows through the provider index, where a join to a range of
+    trees makes it scan every inventory). Which amounts fit is decided in Python
+    (fitting()): written as SQL predicates the
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
@@ -50,7 +51,7 @@ def inventories(scope, rc_ids=None, exclude_rc_ids=()):
         usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
         return fetch(_EVERYTHING.format(classes=classes, usage_classes=usage_classes),
                      usage_params + params)
-    where, scope_params = scope.where("rp")
+    where, scope_params = scope.provider_filter("i.provider_id")
     return fetch(_SOME.format(classes=classes, scope=where), params + scope_params)
 
 

@@ -153,7 +153,13 @@ def test_limit_looks_at_the_first_anchors_only(api, db):
         body = api.get("/allocation_candidates?" + FLAT + "&limit=2").json()
     assert len(body["allocation_requests"]) == 2
     assert len(body["provider_summaries"]) == 2
-    # the capacity query was bounded to a root-id range, not the whole table
+    # the batch's providers were read by a root-id range, and every capacity query was
+    # bounded to the ids of those providers, never the whole table
+    batch_sql = [q["sql"] for q in captured if "FROM resource_providers rp" in q["sql"]
+                 and "root_id >=" in q["sql"]]
+    assert batch_sql
     capacity_sql = [q["sql"] for q in captured if "FROM inventories i" in q["sql"]
-                    and "allocation_ratio" in q["sql"] and "root_id >=" in q["sql"]]
+                    and "allocation_ratio" in q["sql"]]
     assert capacity_sql
+    assert all("i.provider_id = ANY(" in sql or "i.provider_id IN (SELECT value FROM json_each"
+               in sql for sql in capacity_sql)
