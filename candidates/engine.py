@@ -176,10 +176,10 @@ class Evaluation:
             _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, everything))
         return self.root_filter(facts)
 
-    @cached_property
+    @property
     def sharing(self):
-        """Ids of every sharing provider."""
-        return trait_sql.providers_with_trait(self.names.sharing_trait_id)
+        """Ids of every sharing provider (read with the names)."""
+        return self.names.sharing
 
     def compiled(self, group):
         """`group` with every name resolved to an id (a candidate_set.Group). Its names
