@@ -375,8 +375,8 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first):
     found, seen, roots = [], set(), {}
     whole = None
     # taking turns between anchors needs all of them in one batch
-    for scope in _scopes(None if breadth_first else cap, unsuffixed_tree):
-        facts = load_facts(scope, groups, evaluation)
+    for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree):
+        facts = load_facts(scope, groups, evaluation, by_id=by_id)
         roots.update(facts.root)
         whole = facts if facts.every_provider is not None else None
         root_ok = evaluation.root_filter(facts)
@@ -403,24 +403,31 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first):
     return found, roots, whole
 
 
+# A batch spanning at most this share of the root ids names its providers by id (see
+# load_facts); a larger one reads the link tables whole, which is then cheaper than
+# probing the indexes once per provider.
+BY_ID_UP_TO_SHARE = 0.1
+
+
 def _scopes(cap, tree_root):
-    """Batches of anchors: all at once without a cap, else growing root-id ranges."""
+    """Batches of anchors, each as (scope, by_id) (see load_facts): all at once
+    without a cap, else growing root-id ranges."""
     if tree_root is not None:
-        yield Scope.tree(tree_root)
+        yield Scope.tree(tree_root), True
         return
     if cap is None:
-        yield Scope.everything()
+        yield Scope.everything(), False
         return
     low, high = trees.root_id_bounds()
     if low is None:
         return
     size = max(FIRST_BATCH_ROOT_IDS, cap * 2)
     if low + size > high:
-        yield Scope.everything()   # one batch would cover every root anyway
+        yield Scope.everything(), False   # one batch would cover every root anyway
         return
-    start = low
+    start, span = low, high - low + 1
     while start <= high:
-        yield Scope.roots_between(start, start + size)
+        yield Scope.roots_between(start, start + size), size <= span * BY_ID_UP_TO_SHARE
         start += size
         size *= 2
 
@@ -430,11 +437,12 @@ def _scopes(cap, tree_root):
 LOOKUP_BY_ID_UP_TO = 200
 
 
-def load_facts(scope, groups, evaluation, keep_rows=False):
+def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
     """Facts about the providers of `scope` plus every sharing provider, for `groups`
     (candidate_set.Group) of the request under `evaluation`; a constant number of
     queries. keep_rows: also keep every inventory row read (facts.loaded_rows), for the
-    explainer's numbers."""
+    explainer's numbers. by_id: for a range of trees, read its providers first and ask
+    for the rest by their ids (a small share of a large cloud)."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     if keep_rows:
         facts.loaded_rows = []
@@ -458,7 +466,7 @@ def load_facts(scope, groups, evaluation, keep_rows=False):
     class_ids = {rc for rc, _ in amounts}
     provider_rows = {}   # scope -> its trees.providers rows, when read first
     for index, where in enumerate(scopes):
-        if where.kind in ("range", "roots"):
+        if by_id and where.kind in ("range", "roots"):
             # Read the batch's providers first and name them by id below: PostgreSQL
             # then reaches their rows through the provider indexes, where a range of
             # trees makes it scan every row of a link table (cost growing with the cloud).
