@@ -334,7 +334,7 @@ def _unsuffixed(group, facts, root_ok):
 
     # Anchors whose tree is a lone root that no sharing provider reaches can only be
     # served by the root alone: settle all of them with set operations.
-    complex_anchors = {roots[rp] for rps in fits for rp in rps if roots[rp] != rp}
+    complex_anchors = {roots[rp] for rp in set().union(*fits) if roots[rp] != rp}
     for rp in sharing:
         complex_anchors.update(facts.anchors(rp))
     lone = set(fits[0]).intersection(*fits[1:]) if fits else set()

@@ -176,10 +176,10 @@ class Evaluation:
             _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, everything))
         return self.root_filter(facts)
 
-    @cached_property
+    @property
     def sharing(self):
-        """Ids of every sharing provider."""
-        return trait_sql.providers_with_trait(self.names.sharing_trait_id)
+        """Ids of every sharing provider (read with the names)."""
+        return self.names.sharing
 
     def compiled(self, group):
         """`group` with every name resolved to an id (a candidate_set.Group). Its names
@@ -375,8 +375,8 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first):
     found, seen, roots = [], set(), {}
     whole = None
     # taking turns between anchors needs all of them in one batch
-    for scope in _scopes(None if breadth_first else cap, unsuffixed_tree):
-        facts = load_facts(scope, groups, evaluation)
+    for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree):
+        facts = load_facts(scope, groups, evaluation, by_id=by_id)
         roots.update(facts.root)
         whole = facts if facts.every_provider is not None else None
         root_ok = evaluation.root_filter(facts)
@@ -403,24 +403,31 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first):
     return found, roots, whole
 
 
+# A batch spanning at most this share of the root ids names its providers by id (see
+# load_facts); a larger one reads the link tables whole, which is then cheaper than
+# probing the indexes once per provider.
+BY_ID_UP_TO_SHARE = 0.1
+
+
 def _scopes(cap, tree_root):
-    """Batches of anchors: all at once without a cap, else growing root-id ranges."""
+    """Batches of anchors, each as (scope, by_id) (see load_facts): all at once
+    without a cap, else growing root-id ranges."""
     if tree_root is not None:
-        yield Scope.tree(tree_root)
+        yield Scope.tree(tree_root), True
         return
     if cap is None:
-        yield Scope.everything()
+        yield Scope.everything(), False
         return
     low, high = trees.root_id_bounds()
     if low is None:
         return
     size = max(FIRST_BATCH_ROOT_IDS, cap * 2)
     if low + size > high:
-        yield Scope.everything()   # one batch would cover every root anyway
+        yield Scope.everything(), False   # one batch would cover every root anyway
         return
-    start = low
+    start, span = low, high - low + 1
     while start <= high:
-        yield Scope.roots_between(start, start + size)
+        yield Scope.roots_between(start, start + size), size <= span * BY_ID_UP_TO_SHARE
         start += size
         size *= 2
 
@@ -430,11 +437,12 @@ def _scopes(cap, tree_root):
 LOOKUP_BY_ID_UP_TO = 200
 
 
-def load_facts(scope, groups, evaluation, keep_rows=False):
+def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
     """Facts about the providers of `scope` plus every sharing provider, for `groups`
     (candidate_set.Group) of the request under `evaluation`; a constant number of
     queries. keep_rows: also keep every inventory row read (facts.loaded_rows), for the
-    explainer's numbers."""
+    explainer's numbers. by_id: for a range of trees, read its providers first and ask
+    for the rest by their ids (a small share of a large cloud)."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     if keep_rows:
         facts.loaded_rows = []
@@ -456,7 +464,14 @@ def load_facts(scope, groups, evaluation, keep_rows=False):
     fits, inventory = {}, facts.inventory
     want_inventory = len(groups) > 1   # only consolidation across groups needs it
     class_ids = {rc for rc, _ in amounts}
-    for where in scopes:
+    provider_rows = {}   # scope -> its trees.providers rows, when read first
+    for index, where in enumerate(scopes):
+        if by_id and where.kind in ("range", "roots"):
+            # Read the batch's providers first and name them by id below: PostgreSQL
+            # then reaches their rows through the provider indexes, where a range of
+            # trees makes it scan every row of a link table (cost growing with the cloud).
+            rows = provider_rows[index] = trees.providers(where)
+            where = Scope.providers([row[0] for row in rows])
         rows = capacity.inventories(where, rc_ids=class_ids)
         if where.kind == "all":
             facts.inventory_rows = rows
@@ -478,15 +493,19 @@ def load_facts(scope, groups, evaluation, keep_rows=False):
             facts.sharing_anchors.setdefault(rp, set()).add(anchor)
     else:
         facts.fits = {key: sorted(rps) for key, rps in fits.items()}
-    _add_positions(facts, scopes, want_positions=bool(evaluation.query.same_subtree))
+    _add_positions(facts, scopes, provider_rows,
+                   want_positions=bool(evaluation.query.same_subtree))
     return facts
 
 
-def _add_positions(facts, scopes, want_positions):
-    """Root (and MPTT position) of every provider the facts mention."""
+def _add_positions(facts, scopes, provider_rows, want_positions):
+    """Root (and MPTT position) of every provider the facts mention.
+    provider_rows: index in scopes -> the providers rows already read."""
     root, position = facts.root, facts.position
-    for scope in scopes:
-        if scope.kind == "all":
+    for index, scope in enumerate(scopes):
+        if index in provider_rows:
+            rows = provider_rows[index]
+        elif scope.kind == "all":
             mentioned = set(facts.traits)
             mentioned.update(facts.aggregates)
             for rps in facts.fits.values():
@@ -536,6 +555,8 @@ def _with_summaries(found, generated, roots, whole, query, names, whole_trees, a
     requested = {names.classes[n] for n in query.requested_class_names()}
     if whole is None:
         providers = trees.providers(scope)
+        # by id: see load_facts
+        scope = Scope.providers([row[0] for row in providers])
         inventories = capacity.inventories(scope, rc_ids=None if all_classes else requested)
         traits = summaries.trait_names(scope) if with_traits else None
     else:

@@ -5,49 +5,91 @@ list-form allocation requests below 1.12, `mappings` from 1.34, summary
 `traits` from 1.17, every class from 1.27 (the engine already chose which
 classes and providers to load), `parent_provider_uuid`/`root_provider_uuid`
 from 1.29.
+
+Large answers repeat the same few shapes: the same amounts on provider after
+provider, inventories of identical hosts. Equal parts are built once and the
+same (never mutated) dict or list appears wherever they occur; the encoder
+writes each occurrence in full, so the JSON is unchanged.
 """
 from providers.rules import reported_capacity
 
 
 def render(result, view):
     """The response document as plain dicts and lists (allocation-candidates.md §5)."""
+    return {"allocation_requests": _allocation_requests(result, view),
+            "provider_summaries": _provider_summaries(result, view)}
+
+
+def _allocation_requests(result, view):
     uuids = result.uuids
     class_names = result.class_names
-    uuid_of = uuids.__getitem__
+    resources_of = {}   # ((rc, amount), ...) -> {class name: amount}
+    uuid_lists = {}     # (rp, ...) -> [uuid, ...]
+
+    def resources(pairs):
+        found = resources_of.get(pairs)
+        if found is None:
+            found = resources_of[pairs] = {class_names[rc]: n for rc, n in pairs}
+        return found
+
+    dict_allocations, with_mappings = view.dict_allocations, view.mappings
+    bodies = {}         # resources dict id -> {"resources": ...} (dict form)
     requests = []
     for allocations, mappings in result.candidates:
-        per_provider = {}
-        for (rp, rc), amount in allocations:
-            uuid = uuids[rp]
-            resources = per_provider.get(uuid)
-            if resources is None:
-                resources = per_provider[uuid] = {}
-            resources[class_names[rc]] = amount
-        if view.dict_allocations:
-            entry = {"allocations": {uuid: {"resources": resources}
-                                     for uuid, resources in per_provider.items()}}
+        # allocations are sorted by provider: first == last means one provider
+        first = allocations[0][0][0] if allocations else None
+        if allocations and allocations[-1][0][0] == first:
+            per_provider = [(first, resources(tuple([(key[1], n) for key, n in allocations])))]
         else:
-            entry = {"allocations": [{"resource_provider": {"uuid": uuid},
-                                      "resources": resources}
-                                     for uuid, resources in per_provider.items()]}
-        if view.mappings:
-            entry["mappings"] = {suffix: list(map(uuid_of, rps)) for suffix, rps in mappings}
+            grouped = {}
+            for (rp, rc), amount in allocations:
+                grouped.setdefault(rp, []).append((rc, amount))
+            per_provider = [(rp, resources(tuple(pairs))) for rp, pairs in grouped.items()]
+        if dict_allocations:
+            shown = {}
+            for rp, amounts in per_provider:
+                body = bodies.get(id(amounts))
+                if body is None:
+                    body = bodies[id(amounts)] = {"resources": amounts}
+                shown[uuids[rp]] = body
+            entry = {"allocations": shown}
+        else:
+            entry = {"allocations": [{"resource_provider": {"uuid": uuids[rp]},
+                                      "resources": amounts} for rp, amounts in per_provider]}
+        if with_mappings:
+            shown = {}
+            for suffix, rps in mappings:
+                names = uuid_lists.get(rps)
+                if names is None:
+                    names = uuid_lists[rps] = [uuids[rp] for rp in rps]
+                shown[suffix] = names
+            entry["mappings"] = shown
         requests.append(entry)
+    return requests
+
+
+def _provider_summaries(result, view):
+    uuids = result.uuids
+    class_names = result.class_names
     bodies, resources_of, traits_of = {}, {}, {}
     tree_fields = view.tree_summaries
     with_traits = view.traits
     for rp, uuid, parent, root, _, _, _ in result.providers:
         resources = resources_of[rp] = {}
-        body = bodies[rp] = {"resources": resources}
+        body = bodies[uuid] = {"resources": resources}
         if with_traits:
             body["traits"] = traits_of[rp] = []
         if tree_fields:
             body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
             body["root_provider_uuid"] = uuids[root]
+    usage = {}   # (used, total, reserved, ratio) -> {"capacity": ..., "used": ...}
     for rp, rc, used, total, reserved, ratio, _, _, _ in result.inventories:
-        resources_of[rp][class_names[rc]] = {
-            "capacity": reported_capacity(total, reserved, ratio), "used": used}
+        key = (used, total, reserved, ratio)
+        shown = usage.get(key)
+        if shown is None:
+            shown = usage[key] = {"capacity": reported_capacity(total, reserved, ratio),
+                                  "used": used}
+        resources_of[rp][class_names[rc]] = shown
     for rp, name in result.traits or ():
         traits_of[rp].append(name)
-    summaries = {uuids[rp]: body for rp, body in bodies.items()}
-    return {"allocation_requests": requests, "provider_summaries": summaries}
+    return bodies

@@ -1,9 +1,10 @@
 """Names -> database ids for one request (resource classes, traits, aggregates, in_tree).
 
-Everything a request mentions is looked up in one query (sql/names.py); names
-that do not exist are simply absent from the returned maps. Whether an
-absent name is an error or just means "no candidate" is decided by the
-engine, which follows Placement's lazy order (allocation-candidates.md §3.6).
+Everything a request mentions, and the sharing providers every request needs, are
+looked up in one query (sql/names.py); names that do not exist are simply absent
+from the returned maps. Whether an absent name is an error or just means "no
+candidate" is decided by the engine, which follows Placement's lazy order
+(allocation-candidates.md §3.6).
 """
 from dataclasses import dataclass
 
@@ -18,15 +19,12 @@ class Names:
     traits: dict       # name -> id
     aggregates: dict   # uuid -> id
     providers: dict    # uuid -> root id (for in_tree)
-
-    @property
-    def sharing_trait_id(self):
-        return self.traits.get(SHARING_TRAIT)
+    sharing: list = ()  # ids of the sharing providers, ascending
 
 
 def resolve(query):
     """Look up every name `query` (a CandidateQuery) mentions."""
-    class_names, trait_names, aggregate_uuids, tree_uuids = set(), {SHARING_TRAIT}, set(), set()
+    class_names, trait_names, aggregate_uuids, tree_uuids = set(), set(), set(), set()
     trait_names |= query.root_required | query.root_forbidden
     for group in query.groups:
         class_names.update(name for name, _ in group.resources)
@@ -37,4 +35,5 @@ def resolve(query):
         if group.in_tree:
             tree_uuids.add(group.in_tree)
     return Names(**ids_by_name(classes=class_names, traits=trait_names,
-                               aggregates=aggregate_uuids, providers=tree_uuids))
+                               aggregates=aggregate_uuids, providers=tree_uuids,
+                               sharing_trait=SHARING_TRAIT))

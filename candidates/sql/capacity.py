@@ -21,7 +21,6 @@ _CORRELATED_USAGE = """COALESCE((SELECT SUM(a.used) FROM allocations a
 _SOME = f"""
     SELECT {_COLUMNS.format(used=_CORRELATED_USAGE)}
     FROM inventories i
-    JOIN resource_providers rp ON rp.id = i.provider_id
     WHERE 1 = 1{{classes}}{{scope}}"""
 
 
@@ -37,9 +36,11 @@ def inventories(scope, rc_ids=None, exclude_rc_ids=()):
                    GROUP BY provider_id, resource_class_id) u ON ...
         [WHERE i.resource_class_id IN (...)]
 
-    For a scope smaller than everything the provider table is joined for the
-    scope's condition and each row's usage is a correlated SUM instead. Which
-    amounts fit is decided in Python (fitting()): written as SQL predicates the
+    For a scope smaller than everything each row's usage is a correlated SUM instead,
+    and the scope restricts i.provider_id (an explicit id list is best: PostgreSQL
+    then reads the rows through the provider index, where a join to a range of
+    trees makes it scan every inventory). Which amounts fit is decided in Python
+    (fitting()): written as SQL predicates the
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
@@ -50,7 +51,7 @@ def inventories(scope, rc_ids=None, exclude_rc_ids=()):
         usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
         return fetch(_EVERYTHING.format(classes=classes, usage_classes=usage_classes),
                      usage_params + params)
-    where, scope_params = scope.where("rp")
+    where, scope_params = scope.provider_filter("i.provider_id")
     return fetch(_SOME.format(classes=classes, scope=where), params + scope_params)
 
 
@@ -79,16 +80,23 @@ def fitting(amounts, rows):
     by_class = {}
     for rc, n in set(amounts):
         by_class.setdefault(rc, []).append((n, []))
-    check = misfit
-    for rp, rc, used, total, reserved, ratio, min_unit, max_unit, step in rows:
-        wanted = by_class.get(rc)
-        if not wanted:
-            continue
-        usable = capacity(total, reserved, ratio)
-        for n, providers in wanted:
-            if check(n, used, usable, min_unit, max_unit, step) is None:
-                providers.append(rp)
+    # A cloud is mostly identical hosts: rows equal but for the provider get one verdict.
+    verdicts = {}   # row without its provider -> the provider lists it joins
+    for row in rows:
+        key = row[1:]
+        joins = verdicts.get(key)
+        if joins is None:
+            joins = verdicts[key] = _fitting_lists(by_class.get(row[1], ()), *key[1:])
+        for providers in joins:
+            providers.append(row[0])
     return {(rc, n): providers for rc, pairs in by_class.items() for n, providers in pairs}
+
+
+def _fitting_lists(wanted, used, total, reserved, ratio, min_unit, max_unit, step):
+    """The provider lists of `wanted` ((amount, providers), ...) whose amount fits."""
+    usable = capacity(total, reserved, ratio)
+    return [providers for n, providers in wanted
+            if misfit(n, used, usable, min_unit, max_unit, step) is None]
 
 
 def providers_with_capacity(amounts, scope):

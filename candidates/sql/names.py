@@ -10,16 +10,19 @@ _LOOKUPS = {
 }
 
 
-def ids_by_name(**names):
+def ids_by_name(sharing_trait=None, **names):
     """{kind: {name: value}} for the kinds of _LOOKUPS (keyword arguments: kind=names);
-    names that do not exist are absent.
+    names that do not exist are absent. With sharing_trait (a trait name), also
+    "sharing": the ids of the providers having that trait, ascending.
 
         SELECT 0, name, id FROM resource_classes WHERE name IN (...)
         UNION ALL SELECT 1, name, id FROM traits WHERE name IN (...)
         UNION ALL SELECT 2, uuid, id FROM placement_aggregates WHERE uuid IN (...)
         UNION ALL SELECT 3, uuid, root_id FROM resource_providers WHERE uuid IN (...)
+        UNION ALL SELECT 4, t.name, pt.provider_id FROM resource_provider_traits pt
+                  JOIN traits t ON t.id = pt.trait_id WHERE t.name = %s
 
-    (a branch only for the kinds given some names).
+    (a branch only for the kinds given some names, and for sharing_trait).
     """
     kinds = list(names)
     found = {kind: {} for kind in kinds}
@@ -33,7 +36,20 @@ def ids_by_name(**names):
         branches.append(f"SELECT {index}, {column}, {value} FROM {table}"
                         f" WHERE {column} IN ({marks})")
         params += wanted
+    sharing_index = len(kinds)
+    sharing = []
+    if sharing_trait is not None:
+        # every request needs the sharing providers: one round trip for both
+        branches.append(f"SELECT {sharing_index}, t.name, pt.provider_id"
+                        " FROM resource_provider_traits pt"
+                        " JOIN traits t ON t.id = pt.trait_id WHERE t.name = %s")
+        params.append(sharing_trait)
+        found["sharing"] = sharing
     if branches:
         for index, name, value in fetch(" UNION ALL ".join(branches), params):
-            found[kinds[index]][name] = value
+            if index == sharing_index:
+                sharing.append(value)
+            else:
+                found[kinds[index]][name] = value
+    sharing.sort()
     return found

@@ -1,5 +1,5 @@
 """Which providers have which of the traits a request mentions."""
-from candidates.sql import fetch, fetch_links
+from candidates.sql import fetch_links
 
 
 def provider_traits(trait_ids, scope):
@@ -9,15 +9,3 @@ def provider_traits(trait_ids, scope):
         WHERE pt.trait_id IN ({marks}){where}
     """, trait_ids, scope, "pt.provider_id")
 
-
-def providers_with_trait(trait_id):
-    """Ids of every provider having one trait, ascending.
-
-        SELECT provider_id FROM resource_provider_traits WHERE trait_id = %s
-    """
-    if trait_id is None:
-        return []
-    return [row[0] for row in fetch("""
-        SELECT provider_id FROM resource_provider_traits
-        WHERE trait_id = %s ORDER BY provider_id
-    """, [trait_id])]

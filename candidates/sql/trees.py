@@ -13,9 +13,14 @@ def any_provider_has_parent():
 def root_id_bounds():
     """(lowest, highest) root provider id, or (None, None) when there is no provider.
 
-        SELECT MIN(id), MAX(id) FROM resource_providers WHERE parent_id IS NULL
+        SELECT MIN(root_id), MAX(root_id) FROM resource_providers
+
+    Every provider's root_id is the id of a root (its own for a root), so these are the
+    bounds of the root ids; read from the root_id index in two probes, where
+    MAX(id) ... WHERE parent_id IS NULL walks back over every child created after the
+    last root.
     """
-    return fetch("SELECT MIN(id), MAX(id) FROM resource_providers WHERE parent_id IS NULL")[0]
+    return fetch("SELECT MIN(root_id), MAX(root_id) FROM resource_providers")[0]
 
 
 def root_ids():

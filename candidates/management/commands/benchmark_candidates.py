@@ -2,8 +2,9 @@
 
 Usage::
 
-    python manage.py benchmark_candidates [--shape flat|nested|both] [--count 1000]
-        [--reps 20] [--load/--no-load] [--wipe] [--url http://127.0.0.1:8000]
+    python manage.py benchmark_candidates [--shape flat|nested|both] [--count 1000 ...]
+        [--limits none,1000,5] [--suite] [--memory] [--reps 20] [--load/--no-load]
+        [--wipe] [--url http://127.0.0.1:8000]
 
 * ``--load`` (default) bulk-creates the data in the configured database
   (DATABASE_URL) through the models, the same shapes as
@@ -13,23 +14,33 @@ Usage::
   = N trees of 7 providers (compute node -> 2 NUMA nodes -> FPGAs/PGPU).
   The providers table must be empty unless ``--wipe`` is given, which
   DELETES every allocation, consumer and provider first (never use it on a
-  database you care about). With ``--shape both`` (needs ``--wipe``) each
-  shape is loaded and timed on its own, like the perf kit's separate runs.
+  database you care about). Several shapes or counts (``--shape both``,
+  ``--count 1000 10000``) are each loaded and timed on their own, like the
+  perf kit's separate runs, and need ``--wipe``.
   After loading, planner statistics are refreshed (VACUUM ANALYZE).
 * Each canonical query of ../shared/perf/bench.py (flat and/or nested, with
-  no limit, limit=1000 and limit=5) is sent ``--reps`` times after one
-  warm-up, in-process through Django's test client, or to a live server
-  with ``--url`` (then nothing is loaded unless ``--load`` is given
-  explicitly and the server uses the same database). A table of median /
-  p95 / min latency in ms and the number of candidates is printed.
+  the ``--limits``: no limit, limit=1000 and limit=5 by default) is sent
+  ``--reps`` times after one warm-up, in-process through Django's test
+  client, or to a live server with ``--url`` (then nothing is loaded unless
+  ``--load`` is given explicitly and the server uses the same database). A
+  table of median / p95 / min latency in ms, the number of candidates and
+  (in-process) the number of SQL statements of one request is printed.
+* ``--suite``: the figures issue 17 asks for, in one run: flat and nested at
+  1,000 and 10,000 (every limit) and flat at 50,000 with ``limit=5``
+  (needs ``--wipe``; it replaces ``--shape``, ``--count`` and ``--limits``).
+* ``--memory`` (in-process): after timing a no-limit query, one more request
+  measures the process's resident memory (Linux /proc/self/status): its peak
+  growth during the request and what is still held once the response is
+  dropped, beside the response size.
 
 Example (PostgreSQL)::
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench \\
         python manage.py migrate && \\
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench \\
-        python manage.py benchmark_candidates --shape both --wipe
+        python manage.py benchmark_candidates --suite --memory --wipe
 """
+import gc
 import http.client
 import json
 import statistics
@@ -41,6 +52,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 from django.db.models import F
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from allocations.models import Allocation, Consumer
 from providers.models import (
@@ -67,6 +79,10 @@ QUERIES = {
                "&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA"),
 }
 HEADERS = {"x-auth-token": "admin", "openstack-api-version": "placement latest"}
+LIMITS = ("none", "1000", "5")
+# Issue 17's "done when": (shape, count, limits).
+SUITE = [("flat", 1000, LIMITS), ("flat", 10000, LIMITS), ("flat", 50000, ("5",)),
+         ("nested", 1000, LIMITS), ("nested", 10000, LIMITS)]
 
 
 class Command(BaseCommand):
@@ -74,63 +90,150 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--shape", choices=["flat", "nested", "both"], default="both")
-        parser.add_argument("--count", type=int, default=1000)
+        parser.add_argument("--count", type=int, nargs="+", default=[1000],
+                            help="providers (flat) or trees (nested); several are timed in turn")
+        parser.add_argument("--limits", default=",".join(LIMITS),
+                            help="comma-separated: none and/or limit values (default %(default)s)")
+        parser.add_argument("--suite", action="store_true",
+                            help="issue 17's set: flat and nested at 1,000 and 10,000, "
+                                 "flat 50,000 with limit=5 (needs --wipe)")
+        parser.add_argument("--memory", action="store_true",
+                            help="measure resident memory around one no-limit request")
         parser.add_argument("--reps", type=int, default=20)
         parser.add_argument("--url", default=None)
         parser.add_argument("--load", dest="load", action="store_true", default=None)
         parser.add_argument("--no-load", dest="load", action="store_false")
         parser.add_argument("--wipe", action="store_true")
 
-    def handle(self, *args, shape, count, reps, url, load, wipe, **options):
-        shapes = ["flat", "nested"] if shape == "both" else [shape]
+    def handle(self, *args, shape, count, limits, suite, memory, reps, url, load, wipe,
+               **options):
+        if isinstance(count, int):   # call_command(count=4)
+            count = [count]
+        if suite:
+            plan = SUITE
+        else:
+            limits = tuple(part.strip() for part in limits.split(",") if part.strip())
+            for part in limits:
+                if part != "none" and not part.isdigit():
+                    raise CommandError(f"--limits: {part!r} is neither none nor a number")
+            shapes = ["flat", "nested"] if shape == "both" else [shape]
+            plan = [(name, n, limits) for name in shapes for n in count]
         if load is None:
             load = url is None
-        if load and len(shapes) > 1 and not wipe:
-            raise CommandError("--shape both loads each shape on its own: it needs --wipe")
+        if load and len(plan) > 1 and not wipe:
+            raise CommandError("several shapes or counts are each loaded on their own: "
+                               "that needs --wipe")
+        if memory and url:
+            raise CommandError("--memory measures this process: not with --url")
         send = _live(url) if url else _in_process()
-        rows = []
-        for name in shapes:
+        rows, memory_rows = [], []
+        for name, n, wanted in plan:
             if load:
                 if wipe:
                     _wipe()
                 elif ResourceProvider.objects.exists():
                     raise CommandError("providers exist: use --no-load to time them, or --wipe")
                 started = time.perf_counter()
-                (load_flat if name == "flat" else load_nested)(count)
+                (load_flat if name == "flat" else load_nested)(n)
                 _analyze()
-                self.stdout.write(f"loaded {name} x{count} in "
+                self.stdout.write(f"loaded {name} x{n} in "
                                   f"{time.perf_counter() - started:.1f}s")
-            for suffix in ("", "&limit=1000", "&limit=5"):
-                query = QUERIES[name] + suffix
+            else:
+                n = ResourceProvider.objects.filter(parent=None).count()
+            for limit in wanted:
+                query = QUERIES[name] + ("" if limit == "none" else f"&limit={limit}")
                 status, found = send(query)
                 if status != 200:
                     raise CommandError(f"{query}: HTTP {status}")
+                statements = "-" if url else _statements(send, query)
                 times = []
                 for _ in range(reps):
                     started = time.perf_counter()
-                    send(query)
+                    send(query, decode=False)
                     times.append((time.perf_counter() - started) * 1000)
                 times.sort()
                 p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-                rows.append((name, suffix.lstrip("&") or "no limit", found,
-                             statistics.median(times), p95, times[0]))
-        self.stdout.write(f"{'shape':8} {'query':12} {'cands':>6} {'median':>8} {'p95':>8} "
-                          f"{'min':>8}  (ms, {reps} reps, {'live ' + url if url else 'in-process'})")
-        for name, label, found, median, p95, fastest in rows:
-            self.stdout.write(f"{name:8} {label:12} {found:>6} {median:8.1f} {p95:8.1f} "
-                              f"{fastest:8.1f}")
+                label = "no limit" if limit == "none" else f"limit={limit}"
+                rows.append((name, n, label, found, statements, statistics.median(times), p95,
+                             times[0]))
+                if memory and limit == "none":
+                    memory_rows.append((name, n) + _memory_growth(query))
+        where = "live " + url if url else f"in-process, {connection.vendor}"
+        self.stdout.write(f"{'shape':8} {'size':>6} {'query':12} {'cands':>6} {'stmts':>5} "
+                          f"{'median':>8} {'p95':>8} {'min':>8}  (ms, {reps} reps, {where})")
+        for name, n, label, found, statements, median, p95, fastest in rows:
+            self.stdout.write(f"{name:8} {n:>6} {label:12} {found:>6} {statements:>5} "
+                              f"{median:8.1f} {p95:8.1f} {fastest:8.1f}")
+        for name, n, size, peak, held in memory_rows:
+            self.stdout.write(f"memory {name} {n} no limit: response {size / 1e6:.1f} MB, "
+                              f"resident memory peak +{_mb(peak)}, held after +{_mb(held)}")
 
 
 def _in_process():
     client = Client()
     extra = {"HTTP_X_AUTH_TOKEN": "admin", "HTTP_OPENSTACK_API_VERSION": "placement latest"}
 
-    def send(query):
+    def send(query, decode=True):
         response = client.get("/allocation_candidates?" + query, **extra)
+        if not decode:
+            return response.status_code, None
         body = json.loads(response.content)
         return response.status_code, len(body.get("allocation_requests", []))
 
     return send
+
+
+def _statements(send, query):
+    """SQL statements one in-process request runs."""
+    with CaptureQueriesContext(connection) as captured:
+        send(query)
+    return len(captured.captured_queries)
+
+
+def _rss_kb(field="VmRSS"):
+    """This process's resident memory (or its peak, VmHWM) in kB; None off Linux."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _reset_peak():
+    """Start VmHWM afresh from the current resident size (Linux >= 4.0)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _memory_growth(query):
+    """(response bytes, peak growth kB, growth still held kB) of one in-process request;
+    growths are None where they cannot be measured."""
+    client = Client()
+    extra = {"HTTP_X_AUTH_TOKEN": "admin", "HTTP_OPENSTACK_API_VERSION": "placement latest"}
+    client.get("/allocation_candidates?" + query, **extra)   # warm caches and pools
+    gc.collect()
+    before = _rss_kb()
+    has_peak = _reset_peak()
+    response = client.get("/allocation_candidates?" + query, **extra)
+    size = len(response.content)
+    peak = _rss_kb("VmHWM") if has_peak else None
+    del response
+    gc.collect()
+    after = _rss_kb()
+    if before is None:
+        return size, None, None
+    return size, (peak - before if peak is not None else None), after - before
+
+
+def _mb(kb):
+    return "n/a" if kb is None else f"{kb / 1024:.1f} MB"
 
 
 def _live(url):
@@ -138,7 +241,7 @@ def _live(url):
     prefix = parsed.path.rstrip("/")
     state = {}
 
-    def send(query):
+    def send(query, decode=True):
         for attempt in (1, 2):
             conn = state.get("conn")
             if conn is None:
@@ -147,7 +250,10 @@ def _live(url):
             try:
                 conn.request("GET", f"{prefix}/allocation_candidates?{query}", headers=HEADERS)
                 response = conn.getresponse()
-                body = json.loads(response.read())
+                content = response.read()
+                if not decode:
+                    return response.status, None
+                body = json.loads(content)
                 return response.status, len(body.get("allocation_requests", []))
             except (http.client.HTTPException, ConnectionError):
                 conn.close()

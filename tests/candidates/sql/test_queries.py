@@ -3,6 +3,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from candidates import engine
 from candidates.sql import Scope, aggregates, capacity, summaries, traits, trees
 from providers.models import ResourceClass, Trait
 from tests.factories import allocate, make_consumer, make_provider
@@ -153,7 +154,21 @@ def test_limit_looks_at_the_first_anchors_only(api, db):
         body = api.get("/allocation_candidates?" + FLAT + "&limit=2").json()
     assert len(body["allocation_requests"]) == 2
     assert len(body["provider_summaries"]) == 2
-    # the capacity query was bounded to a root-id range, not the whole table
+    # every capacity query was bounded (a root-id range, or the ids of the kept
+    # providers), never the whole table
     capacity_sql = [q["sql"] for q in captured if "FROM inventories i" in q["sql"]
-                    and "allocation_ratio" in q["sql"] and "root_id >=" in q["sql"]]
+                    and "allocation_ratio" in q["sql"]]
     assert capacity_sql
+    assert all("root_id >=" in sql or "i.provider_id = ANY(" in sql
+               or "i.provider_id IN (SELECT value FROM json_each" in sql for sql in capacity_sql)
+
+
+def test_batches_name_providers_by_id_when_a_small_share(monkeypatch):
+    monkeypatch.setattr(trees, "root_id_bounds", lambda: (1, 10000))
+    batches = list(engine._scopes(2, None))
+    # 64, 128, ... root ids: by id while at most a tenth of the 10,000
+    assert [(s.lo, s.hi, by_id) for s, by_id in batches[:5]] == [
+        (1, 65, True), (65, 193, True), (193, 449, True), (449, 961, True),
+        (961, 1985, False)]
+    monkeypatch.setattr(trees, "root_id_bounds", lambda: (1, 50))
+    assert [(s.kind, by_id) for s, by_id in engine._scopes(2, None)] == [("all", False)]
