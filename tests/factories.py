@@ -4,7 +4,8 @@ make_provider, make_consumer and allocate call the same services as the API
 (provider_create, inventories_replace, provider_traits_replace,
 aggregates_replace, allocations_replace), generation-checked, so a test cannot
 set up data a service would refuse: a bad inventory raises the service's
-domain error here, and an over-capacity allocation raises CapacityExceeded.
+domain error here, and an over-capacity allocation raises CapacityExceeded
+(lower the inventory afterwards with set_inventory, as Placement allows).
 Generations are what the services make them (each inventory, trait,
 aggregate and allocation write bumps the provider's).
 
@@ -37,11 +38,7 @@ def make_provider(name, parent=None, inventory=None, traits=(), aggregates=(), u
     provider = provider_create(name=name, uuid=uuid,
                                parent_uuid=parent.uuid if parent is not None else None)
     if inventory:
-        _ensure_custom(resource_class_ensure, inventory)
-        inventories_replace(
-            provider=provider, generation=provider.generation,
-            inventories={rc_name: spec if isinstance(spec, dict) else {"total": spec}
-                         for rc_name, spec in inventory.items()})
+        set_inventory(provider, inventory)
     if traits:
         _ensure_custom(trait_ensure, traits)
         provider_traits_replace(provider=provider, trait_names=traits,
@@ -50,6 +47,19 @@ def make_provider(name, parent=None, inventory=None, traits=(), aggregates=(), u
         aggregates_replace(provider=provider, aggregate_uuids=aggregates,
                            generation=provider.generation)
     return provider
+
+
+def set_inventory(provider, inventory):
+    """Replace `provider`'s inventory, as PUT .../inventories does (generation-checked).
+
+    Placement lets an inventory be lowered below what is allocated: this is how a
+    test gets usage over capacity without going around the services.
+    """
+    _ensure_custom(resource_class_ensure, inventory)
+    inventories_replace(
+        provider=provider, generation=provider.generation,
+        inventories={rc_name: spec if isinstance(spec, dict) else {"total": spec}
+                     for rc_name, spec in inventory.items()})
 
 
 def _ensure_custom(ensure, names):
