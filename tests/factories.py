@@ -37,6 +37,10 @@ def make_provider(name, parent=None, inventory=None, traits=(), aggregates=(), u
     """
     provider = provider_create(name=name, uuid=uuid,
                                parent_uuid=parent.uuid if parent is not None else None)
+    if parent is not None:
+        # The service moved the parent's nested-set bounds in the database; keep the
+        # caller's copy current (its get_children() and friends read them).
+        parent.refresh_from_db(fields=["lft", "rght", "tree_id", "level"])
     if inventory:
         set_inventory(provider, inventory)
     if traits:
@@ -89,19 +93,29 @@ def make_consumer(uuid=None, project="project", user="user", consumer_type=None,
 def allocate(consumer, provider, unchecked=False, **amounts):
     """allocate(consumer, rp, VCPU=2, MEMORY_MB=512): add to what the consumer holds.
 
-    One generation-checked allocations_replace() of the consumer's whole set,
-    like a client's GET then PUT /allocations/{consumer}. Afterwards `consumer`
-    is the saved row and `provider.generation` is current.
-    unchecked=True instead inserts the Allocation rows as they are (no
-    capacity, inventory or min_unit/step_size check, no generation change).
+    One generation-checked allocation write of the consumer's whole set (see
+    allocate_across). unchecked=True instead inserts the Allocation rows as they
+    are (no capacity, inventory or min_unit/step_size check, no generation change).
     """
     if unchecked:
         _allocate_raw(consumer, provider, amounts)
         return
+    allocate_across(consumer, {provider: amounts})
+
+
+def allocate_across(consumer, amounts):
+    """allocate_across(vm, {numa0: {"VCPU": 2}, cn: {"MEMORY_MB": 512}}): one write.
+
+    Adds to what the consumer holds, as a client's GET then PUT
+    /allocations/{consumer} with the consumer generation it read: one
+    allocations_replace(), which bumps every provider of the consumer's set.
+    Afterwards `consumer` is the saved row and each provider's generation is current.
+    """
     current = allocation_selectors.consumer_allocations_get(consumer_uuid=consumer.uuid)
     wanted = {rp_uuid: dict(entry["resources"])
               for rp_uuid, entry in current.allocations.items()}
-    wanted.setdefault(provider.uuid, {}).update(amounts)
+    for provider, resources in amounts.items():
+        wanted.setdefault(provider.uuid, {}).update(resources)
     allocations_replace(consumers=[ConsumerAllocations(
         consumer_uuid=consumer.uuid,
         project_id=consumer.project.external_id,
@@ -113,7 +127,8 @@ def allocate(consumer, provider, unchecked=False, **amounts):
     consumer.pk = Consumer.objects.values_list("pk", flat=True).get(uuid=consumer.uuid)
     consumer._state.adding = False
     consumer.refresh_from_db()
-    provider.refresh_from_db(fields=["generation", "updated_at"])
+    for provider in amounts:
+        provider.refresh_from_db(fields=["generation", "updated_at"])
 
 
 def _save_raw(consumer):
