@@ -11,8 +11,8 @@ aggregate and allocation write bumps the provider's).
 
 The escape hatch: `unchecked=True` (make_consumer, allocate) writes the rows
 straight through the models, for tests that need data the services refuse on
-purpose (usage over capacity, allocations without inventory, a consumer
-without allocations). Say why at the call site.
+purpose (an allocation without inventory, a consumer without allocations: the
+damage placement_status looks for). Say why at the call site.
 """
 import uuid as uuidlib
 
