@@ -6,7 +6,7 @@ import pytest
 from allocations.models import Allocation, Consumer, ConsumerType, Project
 from providers.models import ResourceProvider
 from tests.conftest import error_code, error_detail
-from tests.factories import allocate, make_consumer, make_provider
+from tests.factories import allocate, make_consumer, make_provider, set_inventory
 
 PROJECT = "proj-a"
 USER = "user-a"
@@ -369,7 +369,9 @@ def test_replacing_own_allocation_does_not_count_twice(api, rp):
 
 def test_existing_overcommit_may_shrink_but_not_grow(api, rp):
     holder = make_consumer(project=PROJECT, user=USER)
-    allocate(holder, rp, VCPU=10)  # over capacity 8 (e.g. inventory was reduced)
+    set_inventory(rp, {"VCPU": 10})
+    allocate(holder, rp, VCPU=10)
+    set_inventory(rp, {"VCPU": 8})  # lowered below usage: over capacity 8
     path = f"/allocations/{holder.uuid}"
     assert api.put(path, body([(rp, {"VCPU": 11})], generation=1)).status_code == 409
     assert api.put(path, body([(rp, {"VCPU": 9})], generation=1)).status_code == 204

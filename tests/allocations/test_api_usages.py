@@ -35,7 +35,8 @@ def test_provider_usages(api, world):
     empty = make_provider("empty")
     resp = api.get(f"/resource_providers/{world['cn'].uuid}/usages")
     assert resp.status_code == 200
-    assert resp.json() == {"resource_provider_generation": 0,
+    # the inventory write and five allocation writes each bumped it
+    assert resp.json() == {"resource_provider_generation": 6,
                            "usages": {"VCPU": 10, "MEMORY_MB": 512, "DISK_GB": 0}}
     assert resp["Cache-Control"] == "no-cache" and "Last-Modified" in resp
     assert api.get(f"/resource_providers/{empty.uuid}/usages").json()["usages"] == {}
@@ -62,10 +63,11 @@ def test_provider_allocations(api, world):
     assert resp.status_code == 200
     assert resp.json() == {
         "allocations": {
-            world["inst1"].uuid: {"resources": {"DISK_GB": 10}, "consumer_generation": 1},
+            # inst1 was written twice (cn, then ss)
+            world["inst1"].uuid: {"resources": {"DISK_GB": 10}, "consumer_generation": 2},
             world["untyped"].uuid: {"resources": {"DISK_GB": 7}, "consumer_generation": 1},
         },
-        "resource_provider_generation": 0,
+        "resource_provider_generation": 3,  # its inventory, then two allocation writes
     }
     assert resp["Cache-Control"] == "no-cache"
     old = api.get(f"/resource_providers/{world['ss'].uuid}/allocations", version="1.27").json()
@@ -171,7 +173,7 @@ def test_provider_allocations_headers_and_checks(api, world):
     assert resp["Cache-Control"] == "no-cache" and resp["Last-Modified"].endswith("GMT")
     old = api.get(path, version="1.14")
     assert "Cache-Control" not in old and "Last-Modified" not in old
-    assert old.json()["resource_provider_generation"] == 0
+    assert old.json()["resource_provider_generation"] == 6
     assert api.get(path, headers={"Accept": "text/plain"}).status_code == 406
     assert api.get(path, token="user").status_code == 403
     resp = api.put(path, {})

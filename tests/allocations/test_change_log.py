@@ -46,8 +46,11 @@ def change_log_statements(captured):
 
 @pytest.fixture
 def hosts(db):
-    return (make_provider("cn1", inventory={"VCPU": 8, "MEMORY_MB": 4096}),
+    """Two providers at generation 1 (their inventory write); the log starts after them."""
+    made = (make_provider("cn1", inventory={"VCPU": 8, "MEMORY_MB": 4096}),
             make_provider("cn2", inventory={"VCPU": 8, "MEMORY_MB": 4096}))
+    ChangeRecord.objects.all().delete()
+    return made
 
 
 def test_put_allocations_adds_one_insert_and_no_read(api, hosts):
@@ -94,14 +97,14 @@ def test_put_records_consumer_and_provider_transitions(api, hosts):
 
     cn1_first, cn1_second = entries(cn1.uuid, "provider")
     assert (cn1_first.before, cn1_first.after) == (
-        {"generation": 0, "consumers": {}},
-        {"generation": 1, "consumers": {consumer: {"VCPU": 2, "MEMORY_MB": 512}}})
+        {"generation": 1, "consumers": {}},
+        {"generation": 2, "consumers": {consumer: {"VCPU": 2, "MEMORY_MB": 512}}})
     # cn1 lost the consumer without a generation bump (Placement's rule): no generation here
     assert (cn1_second.before, cn1_second.after) == (
         {"consumers": {consumer: {"VCPU": 2, "MEMORY_MB": 512}}}, {"consumers": {consumer: {}}})
     (cn2_entry,) = entries(cn2.uuid, "provider")
     assert (cn2_entry.before, cn2_entry.after) == (
-        {"generation": 0, "consumers": {}}, {"generation": 1, "consumers": {consumer: {"VCPU": 2}}})
+        {"generation": 1, "consumers": {}}, {"generation": 2, "consumers": {consumer: {"VCPU": 2}}})
 
 
 def test_post_allocations_records_every_consumer_in_one_insert(api, hosts):
@@ -113,7 +116,7 @@ def test_post_allocations_records_every_consumer_in_one_insert(api, hosts):
     assert len(change_log_statements(captured)) == 1
     assert len(entries(a, "consumer")) == len(entries(b, "consumer")) == 1
     (cn1_entry,) = entries(cn1.uuid, "provider")
-    assert cn1_entry.after == {"generation": 1, "consumers": {a: {"VCPU": 1}, b: {"VCPU": 1}}}
+    assert cn1_entry.after == {"generation": 2, "consumers": {a: {"VCPU": 1}, b: {"VCPU": 1}}}
     # emptying a consumer by POST deletes it: after is None
     assert api.post("/allocations", {a: {**body({}, 1), "allocations": {}}}).status_code == 204
     emptied = entries(a, "consumer")[-1]
@@ -154,17 +157,17 @@ def test_move_service_is_one_generation_checked_replace(hosts):
     with pytest.raises(exceptions.ProviderGenerationMismatch):
         services.allocation_move(consumer_uuid=consumer, resource_class="VCPU",
                                  source_uuid=cn1.uuid, target_uuid=cn2.uuid,
-                                 consumer_generation=1, source_generation=1,
+                                 consumer_generation=1, source_generation=2,
                                  target_generation=5)
     with pytest.raises(exceptions.ConsumerGenerationConflict):
         services.allocation_move(consumer_uuid=consumer, resource_class="VCPU",
                                  source_uuid=cn1.uuid, target_uuid=cn2.uuid,
-                                 consumer_generation=0, source_generation=1,
-                                 target_generation=0)
+                                 consumer_generation=0, source_generation=2,
+                                 target_generation=1)
     assert services.allocation_move(
         consumer_uuid=consumer, resource_class="VCPU", source_uuid=cn1.uuid,
-        target_uuid=cn2.uuid, consumer_generation=1, source_generation=1,
-        target_generation=0) == 2
+        target_uuid=cn2.uuid, consumer_generation=1, source_generation=2,
+        target_generation=1) == 2
     assert sorted(Allocation.objects.filter(consumer__uuid=consumer).values_list(
         "provider__name", "resource_class__name", "used")) == [
         ("cn1", "MEMORY_MB", 256), ("cn2", "VCPU", 2)]
@@ -173,8 +176,8 @@ def test_move_service_is_one_generation_checked_replace(hosts):
     assert moved.after["allocations"] == {cn1.uuid: {"MEMORY_MB": 256}, cn2.uuid: {"VCPU": 2}}
     assert "consumer_type" not in moved.after  # the type was left alone
     # both providers hold part of the new set: both generations moved
-    assert ResourceProvider.objects.get(pk=cn1.pk).generation == 2
-    assert ResourceProvider.objects.get(pk=cn2.pk).generation == 1
+    assert ResourceProvider.objects.get(pk=cn1.pk).generation == 3
+    assert ResourceProvider.objects.get(pk=cn2.pk).generation == 2
 
 
 # --------------------------------------------------------------------------
@@ -184,7 +187,8 @@ def test_move_service_is_one_generation_checked_replace(hosts):
 def _vgpu_reshape(cn, gpu, consumer):
     return {
         "inventories": {
-            cn.uuid: {"resource_provider_generation": 1,
+            # cn: its inventory write, then the allocation
+            cn.uuid: {"resource_provider_generation": 2,
                       "inventories": {"VCPU": {"total": 8}}},
             gpu.uuid: {"resource_provider_generation": 0,
                        "inventories": {"VGPU": {"total": 4}}},
@@ -218,9 +222,9 @@ def test_reshaper_records_one_entry_per_entity(api, vgpu):
         ("consumer", consumer, "reshape")])
     cn_entry = reshaped.get(entity=cn.uuid)
     # first before (the interim write's), last after (the final inventory's), merged
-    assert cn_entry.before["generation"] == 1
+    assert cn_entry.before["generation"] == 2
     assert set(cn_entry.before["inventories"]) == {"VCPU", "VGPU"}
-    assert cn_entry.after["generation"] == 4
+    assert cn_entry.after["generation"] == 5
     assert set(cn_entry.after["inventories"]) == {"VCPU"}
     assert cn_entry.after["consumers"] == {consumer: {"VCPU": 2}}
     consumer_entry = reshaped.get(entity=consumer)

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from tests.browser.conftest import log_in, screenshot
-from tests.factories import allocate, make_consumer, make_provider
+from tests.factories import allocate, make_consumer, make_provider, set_inventory
 
 AGG = "5f2c7a34-3c0e-4d6e-8a43-000000000001"
 
@@ -21,12 +21,13 @@ def sample(transactional_db):
     numa1 = make_provider("cn1-numa1", parent=cn1, inventory={"VCPU": 8},
                           traits=["HW_NUMA_ROOT"])
     cn2 = make_provider("cn2", inventory={"VCPU": 16, "MEMORY_MB": 8192})
-    full = make_provider("cn3-full", inventory={"VCPU": 4})
+    full = make_provider("cn3-full", inventory={"VCPU": 6})
     vm = make_consumer(project="proj-a", user="alice")
     allocate(vm, numa0, VCPU=6)
     allocate(vm, cn1, MEMORY_MB=2048)
     allocate(make_consumer(), cn2, VCPU=2, MEMORY_MB=512)
-    allocate(make_consumer(), full, VCPU=6)   # inventory lowered below usage: over capacity
+    allocate(make_consumer(), full, VCPU=6)
+    set_inventory(full, {"VCPU": 4})   # inventory lowered below usage: over capacity
     return {"cn1": cn1, "numa0": numa0, "numa1": numa1, "cn2": cn2, "full": full}
 
 

@@ -26,7 +26,8 @@ def vgpu_move(tmp_path):
     allocate(consumer, cn, VCPU=2, VGPU=1)
     payload = {
         "inventories": {
-            cn.uuid: {"resource_provider_generation": 0,
+            # 2: its inventory write and the allocation
+            cn.uuid: {"resource_provider_generation": cn.generation,
                       "inventories": {"VCPU": {"total": 16}}},
             gpu.uuid: {"resource_provider_generation": 0,
                        "inventories": {"VGPU": {"total": 4, "max_unit": 2}}},
@@ -47,7 +48,7 @@ def test_dry_run_shows_before_and_after_and_changes_nothing(vgpu_move):
     before = snapshot()
     out = run(str(path), "--dry-run")
     assert snapshot() == before
-    assert f"Provider cn1 ({cn.uuid}): generation 0 -> 3" in out
+    assert f"Provider cn1 ({cn.uuid}): generation 2 -> 5" in out
     assert "  inventory VGPU: total=4 -> (none)" in out
     assert f"Provider cn1_pgpu0 ({gpu.uuid}): generation 0 -> 3" in out
     assert "  inventory VGPU: (none) -> total=4 max_unit=2" in out

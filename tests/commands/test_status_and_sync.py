@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 
 from providers.models import ResourceClass, ResourceProvider, Trait
-from tests.factories import allocate, make_consumer, make_provider
+from tests.factories import allocate, make_consumer, make_provider, set_inventory
 
 
 def run(name, *args):
@@ -62,8 +62,9 @@ def test_status_success_on_healthy_data():
 
 @pytest.mark.django_db
 def test_status_warns_on_over_capacity_and_names_the_provider():
-    cn = make_provider("cn1", inventory={"VCPU": {"total": 4, "reserved": 2}})
+    cn = make_provider("cn1", inventory={"VCPU": 4})
     allocate(make_consumer(), cn, VCPU=3)
+    set_inventory(cn, {"VCPU": {"total": 4, "reserved": 2}})  # reserved raised below usage
     code, out, _ = run("placement_status")
     assert code == 1
     assert _result_of(out, "Usage within capacity") == "Warning"
@@ -75,7 +76,8 @@ def test_status_warns_on_over_capacity_and_names_the_provider():
 def test_status_fails_on_allocation_without_inventory():
     cn = make_provider("cn1", inventory={"VCPU": 4})
     consumer = make_consumer()
-    allocate(consumer, cn, VCPU=1, MEMORY_MB=64)
+    # no MEMORY_MB inventory: data the services refuse, which the check must find
+    allocate(consumer, cn, VCPU=1, MEMORY_MB=64, unchecked=True)
     code, out, _ = run("placement_status")
     assert code == 2
     assert _result_of(out, "Allocations are backed by inventory") == "Failure"
@@ -114,7 +116,7 @@ def test_status_warns_on_incomplete_and_empty_consumers(settings):
     cn = make_provider("cn1", inventory={"VCPU": 4})
     incomplete = make_consumer(project=settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID)
     allocate(incomplete, cn, VCPU=1)
-    empty = make_consumer()
+    empty = make_consumer(unchecked=True)  # the services never leave a consumer empty
     code, out, _ = run("placement_status")
     assert code == 1
     assert _result_of(out, "Consumers have a project, a user and allocations") == "Warning"

@@ -41,12 +41,12 @@ ENDPOINTS = [
 
 @pytest.mark.parametrize("method,path,rule", ENDPOINTS)
 def test_each_endpoint_checks_its_rule(api, method, path, rule):
-    rp = make_provider("rp", inventory={"VCPU": 1})
+    rp = make_provider("rp", inventory={"VCPU": 1})  # generation 1
     resp = api.request(method, path.format(uuid=rp.uuid), body={}, token="user")
     assert resp.status_code == 403, resp.content
     assert f"Policy does not allow {rule} to be performed." in error_detail(resp)
     # nothing was written or deleted
-    assert ResourceProvider.objects.filter(pk=rp.pk, generation=0).exists()
+    assert ResourceProvider.objects.filter(pk=rp.pk, generation=1).exists()
     assert Inventory.objects.filter(provider=rp).count() == 1
     assert not ResourceClass.objects.filter(name="CUSTOM_X").exists()
 

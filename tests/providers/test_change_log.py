@@ -37,6 +37,11 @@ def entries(entity, kind="provider"):
     return list(ChangeRecord.objects.filter(kind=kind, entity=entity).order_by("created_at", "id"))
 
 
+def log_from_here():
+    """Forget the set-up's entries: the factories write through the services, which log."""
+    ChangeRecord.objects.all().delete()
+
+
 def only(entity, kind="provider"):
     found = entries(entity, kind)
     assert len(found) == 1, [(e.action, e.before, e.after) for e in found]
@@ -86,6 +91,7 @@ def test_actor_and_request_id_come_from_the_entry_point():
 def test_reparent_records_parent_uuids():
     root = make_provider("root")
     child = make_provider("child")
+    log_from_here()
     provider_services.provider_update(uuid=child.uuid, name="child", parent_uuid=root.uuid)
     entry = only(child.uuid)
     assert entry.before == {"name": "child", "parent": None}
@@ -94,18 +100,20 @@ def test_reparent_records_parent_uuids():
 
 def test_unchanged_update_records_nothing():
     provider = make_provider("cn1")
+    log_from_here()
     provider_services.provider_update(uuid=provider.uuid, name="cn1")
     assert entries(provider.uuid) == []
 
 
 def test_inventory_replace_records_the_whole_inventory_before_and_after():
     provider = make_provider("cn1", inventory={"VCPU": 8, "MEMORY_MB": 1024})
+    log_from_here()
     inventory_services.inventories_replace(
-        provider=provider, generation=0,
+        provider=provider, generation=1,
         inventories={"VCPU": {"total": 16, "allocation_ratio": 2.0}, "DISK_GB": {"total": 100}})
     entry = only(provider.uuid)
     assert entry.action == "inventories"
-    assert entry.before["generation"] == 0 and entry.after["generation"] == 1
+    assert entry.before["generation"] == 1 and entry.after["generation"] == 2
     assert set(entry.before["inventories"]) == {"VCPU", "MEMORY_MB"}
     assert entry.before["inventories"]["VCPU"]["total"] == 8
     assert set(entry.after["inventories"]) == {"VCPU", "DISK_GB"}
@@ -116,6 +124,7 @@ def test_inventory_replace_records_the_whole_inventory_before_and_after():
 
 def test_refused_write_records_nothing():
     provider = make_provider("cn1", inventory={"VCPU": 8})
+    log_from_here()
     with pytest.raises(Exception):
         inventory_services.inventories_replace(provider=provider, generation=7,
                                                inventories={"VCPU": {"total": 1}})
@@ -141,6 +150,7 @@ def test_class_and_trait_writes():
 
 def test_batch_merges_one_entry_per_entity():
     provider = make_provider("cn1", inventory={"VCPU": 8})
+    log_from_here()
     with change_log.change_batch("reshape"):
         inventory_services.write_inventories(provider=provider, remove_missing=False,
                                              inventories={"DISK_GB": {"total": 10}})
@@ -148,9 +158,9 @@ def test_batch_merges_one_entry_per_entity():
                                              inventories={"DISK_GB": {"total": 10}})
     entry = only(provider.uuid)
     assert entry.action == "reshape"
-    assert entry.before["generation"] == 0
+    assert entry.before["generation"] == 1
     assert set(entry.before["inventories"]) == {"VCPU"}
-    assert entry.after["generation"] == 2
+    assert entry.after["generation"] == 3
     assert set(entry.after["inventories"]) == {"DISK_GB"}
 
 
@@ -199,9 +209,10 @@ def test_api_writes_record_user_project_and_request_id(nova):
 
 def test_api_single_inventory_writes(api):
     provider = make_provider("cn1", inventory={"VCPU": 8})
+    log_from_here()
     base = f"/resource_providers/{provider.uuid}/inventories"
     assert api.post(base, {"resource_class": "DISK_GB", "total": 100}).status_code == 201
-    assert api.put(f"{base}/DISK_GB", {"resource_provider_generation": 1,
+    assert api.put(f"{base}/DISK_GB", {"resource_provider_generation": 2,
                                        "total": 200}).status_code == 200
     assert api.delete(f"{base}/DISK_GB").status_code == 204
     assert api.delete(base).status_code == 204
@@ -223,6 +234,7 @@ def test_api_class_and_trait_writes_and_conflicts(api):
     assert [e.action for e in entries("CUSTOM_GOLD", "resource_class")] == ["create"]
     assert [e.action for e in entries("CUSTOM_FAST", "trait")] == ["create", "delete"]
     provider = make_provider("cn1")
+    log_from_here()
     response = api.put(f"/resource_providers/{provider.uuid}/traits",
                        {"resource_provider_generation": 5, "traits": []})
     assert response.status_code == 409
@@ -243,9 +255,10 @@ def operator_client(django_user_model):
 
 def test_ui_write_records_the_login(operator_client):
     provider = make_provider("cn1", inventory={"VCPU": 8})
+    log_from_here()
     response = operator_client.post(
         reverse("ui:provider-traits", args=[provider.uuid]),
-        {"generation": 0, "traits": "HW_CPU_X86_AVX2"})
+        {"generation": 1, "traits": "HW_CPU_X86_AVX2"})
     assert response.status_code == 302
     entry = only(provider.uuid)
     assert (entry.action, entry.actor, entry.project_id) == ("traits", "ui:operator", "")
@@ -255,15 +268,17 @@ def test_ui_write_records_the_login(operator_client):
 
 def test_ui_dry_run_of_a_confirmed_change_records_nothing(operator_client):
     provider = make_provider("cn1", inventory={"VCPU": 8})
+    log_from_here()
     response = operator_client.post(
         reverse("ui:provider-inventory", args=[provider.uuid]),
-        {"generation": 0, "resource_class": "VCPU", "action": "delete"})
+        {"generation": 1, "resource_class": "VCPU", "action": "delete"})
     assert response.status_code == 200 and response.context["confirm"]
     assert entries(provider.uuid) == []
 
 
 def test_admin_edit_records_the_login(operator_client):
     provider = make_provider("cn1", inventory={"VCPU": 8})
+    log_from_here()
     url = reverse("admin:providers_resourceprovider_change", args=[provider.pk])
     page = operator_client.get(url)
     data = {}
@@ -294,6 +309,7 @@ def test_admin_edit_records_the_login(operator_client):
 
 def test_admin_delete_records_the_login(operator_client):
     provider = make_provider("cn1")
+    log_from_here()
     url = reverse("admin:providers_resourceprovider_delete", args=[provider.pk])
     # the confirmation page tries the delete and rolls it back: nothing recorded
     assert operator_client.get(url).status_code == 200

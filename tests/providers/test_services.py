@@ -17,21 +17,21 @@ from tests.factories import allocate, make_consumer, make_provider
 @pytest.mark.django_db
 def test_write_inventories_composes_inside_an_outer_transaction():
     rp = make_provider("cn", inventory={"VCPU": 8, "DISK_GB": 10})
-    allocate(make_consumer(), rp, VCPU=2)
+    allocate(make_consumer(), rp, VCPU=2)  # generation 2: the inventory, the allocation
     with pytest.raises(RuntimeError):
         with transaction.atomic():
             # interim step: merge (VCPU stays), no capacity check (reshaper quirk)
             inventory_services.write_inventories(
                 provider=rp, inventories={"MEMORY_MB": {"total": 4, "reserved": 10}},
-                generation=0, remove_missing=False, capacity_rule=None)
+                generation=2, remove_missing=False, capacity_rule=None)
             # final step: replace
             inventory_services.write_inventories(
-                provider=rp, inventories={"VCPU": {"total": 4}}, generation=1)
-            assert rp.generation == 2
+                provider=rp, inventories={"VCPU": {"total": 4}}, generation=3)
+            assert rp.generation == 4
             assert set(Inventory.objects.filter(provider=rp).values_list(
                 "resource_class__name", flat=True)) == {"VCPU"}
             raise RuntimeError("the outer transaction decides")
-    assert ResourceProvider.objects.get(pk=rp.pk).generation == 0
+    assert ResourceProvider.objects.get(pk=rp.pk).generation == 2
     assert Inventory.objects.filter(provider=rp).count() == 2
 
 
@@ -52,7 +52,7 @@ def test_write_inventories_errors():
             inventory_services.write_inventories(
                 provider=rp, inventories={"VCPU": {"total": 1, "reserved": 1}},
                 capacity_rule=rules.CAPACITY_POSITIVE)
-    assert ResourceProvider.objects.get(pk=rp.pk).generation == 0
+    assert ResourceProvider.objects.get(pk=rp.pk).generation == 2  # as the set-up left it
 
 
 def test_rules_capacity():

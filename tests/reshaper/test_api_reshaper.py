@@ -105,8 +105,9 @@ def test_vgpu_moves_to_new_per_gpu_children_with_its_allocations(api, compute_wi
     assert inventory_of(gpu1) == {"VGPU": 2}
     assert allocations_of(first.uuid) == {(cn.uuid, "VCPU"): 2, (gpu0.uuid, "VGPU"): 1}
     assert allocations_of(second.uuid) == {(cn.uuid, "VCPU"): 4, (gpu1.uuid, "VGPU"): 2}
-    # interim (+1, non-empty) + allocations (+1) + final (+1)
-    assert [generation(p) for p in (cn, gpu0, gpu1)] == [3, 3, 3]
+    # interim (+1, non-empty) + allocations (+1) + final (+1); cn was at 3 (its
+    # inventory and two allocation writes)
+    assert [generation(p) for p in (cn, gpu0, gpu1)] == [6, 3, 3]
     assert Consumer.objects.get(uuid=first.uuid).generation == 2
     # what the API reports afterwards agrees
     usages = api.get(f"/resource_providers/{gpu1.uuid}/usages").json()
@@ -126,19 +127,20 @@ def test_custom_class_renamed_to_standard_name(api):
     assert resp.status_code == 204, resp.content
     assert inventory_of(cn) == {"VCPU": 8, "FPGA": 2}
     assert allocations_of(consumer.uuid) == {(cn.uuid, "VCPU"): 1, (cn.uuid, "FPGA"): 1}
-    assert generation(cn) == 3
+    assert generation(cn) == 5  # 2 (inventory, allocation) + interim, allocations, final
     # the custom class is now unused and can be deleted
     assert api.delete("/resource_classes/CUSTOM_FPGA_ACCEL").status_code == 204
 
 
 def test_generation_example_of_the_spec_there_and_back(api):
     parent = make_provider("P", inventory={"VCPU": 8, "DISK_GB": 100})
-    ResourceProvider.objects.filter(pk=parent.pk).update(generation=5)
     child = make_provider("C", parent=parent)
     a = make_consumer(project=PROJECT, user=USER, consumer_type="INSTANCE")
     b = make_consumer(project=PROJECT, user=USER, consumer_type="INSTANCE")
     allocate(a, parent, VCPU=2, DISK_GB=10)
     allocate(b, parent, DISK_GB=20)
+    # the spec's example starts with P at generation 5 (here 3: inventory, two allocations)
+    ResourceProvider.objects.filter(pk=parent.pk).update(generation=5)
     resp = api.post("/reshaper", {
         "inventories": {**inv(parent, {"DISK_GB": {"total": 100}}, gen=5),
                         **inv(child, {"VCPU": {"total": 8}}, gen=0)},
@@ -174,7 +176,7 @@ def test_inventory_only_and_reserved_above_total_is_accepted(api):
     })
     assert resp.status_code == 204, resp.content
     assert Inventory.objects.get(provider=cn).reserved == 10
-    assert generation(cn) == 2  # interim + final
+    assert generation(cn) == 3  # its inventory write + interim + final
     assert generation(other) == 1  # final only
 
 
@@ -294,7 +296,7 @@ def test_schema_errors(api, version, mutate, fragment):
     assert resp.status_code == 400, resp.content
     assert "JSON does not validate" in error_detail(resp)
     assert fragment in error_detail(resp)
-    assert generation(cn) == 0
+    assert generation(cn) == 1  # as its inventory write left it
 
 
 def test_inventory_provider_not_found(api):
@@ -314,7 +316,7 @@ def test_provider_generation_conflict_names_actual_and_given(api):
     assert resp.status_code == 409
     assert error_code(resp) == "placement.concurrent_update"
     assert (f"resource provider generation conflict for provider {cn.uuid}: "
-            "actual: 0, given: 7") in error_detail(resp)
+            "actual: 1, given: 7") in error_detail(resp)
     assert inventory_of(cn) == {"VCPU": 8}
 
 

@@ -35,7 +35,9 @@ def test_reshape_races_allocation_writers(round_):
     allocate(mover, cn, VCPU=2, VGPU=2)
     reshape_body = {
         "inventories": {
-            cn.uuid: {"resource_provider_generation": 0,
+            # 2 (its inventory, mover's allocation): with a stale one the reshape would
+            # always lose, and the race would not be tested
+            cn.uuid: {"resource_provider_generation": cn.generation,
                       "inventories": {"VCPU": {"total": 64}}},
             gpus[0].uuid: {"resource_provider_generation": 0,
                            "inventories": {"VGPU": {"total": 4}}},

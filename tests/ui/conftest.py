@@ -3,7 +3,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from tests.factories import allocate, make_consumer, make_provider
+from tests.factories import allocate, allocate_across, make_consumer, make_provider
 
 AGG = "5f2c7a34-3c0e-4d6e-8a43-000000000001"
 
@@ -33,9 +33,8 @@ def sample(db):
                          traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[AGG])
     vm1 = make_consumer(project="proj-a", user="alice", consumer_type="INSTANCE")
     vm2 = make_consumer(project="proj-b", user="bob")
-    allocate(vm1, numa0, VCPU=6)
-    allocate(vm1, cn1, MEMORY_MB=2048)
-    allocate(vm1, disk, DISK_GB=100)
+    # one write, as nova claims an instance's resources
+    allocate_across(vm1, {numa0: {"VCPU": 6}, cn1: {"MEMORY_MB": 2048}, disk: {"DISK_GB": 100}})
     allocate(vm2, cn2, VCPU=2, MEMORY_MB=512)
     return {"cn1": cn1, "numa0": numa0, "numa1": numa1, "cn2": cn2, "disk": disk,
             "vm1": vm1, "vm2": vm2}

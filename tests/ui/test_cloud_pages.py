@@ -14,7 +14,7 @@ from django.utils.html import escape
 
 from allocations import status_checks
 from providers.models import ResourceProvider
-from tests.factories import allocate, make_consumer, make_provider
+from tests.factories import allocate, make_consumer, make_provider, set_inventory
 
 pytestmark = pytest.mark.django_db
 
@@ -61,8 +61,9 @@ def test_capacity_flags_over_commit_and_over_capacity(client, sample):
     dense = make_provider("dense", inventory={"VCPU": {"total": 4, "allocation_ratio": 4.0}})
     allocate(make_consumer(), dense, VCPU=10)
     # an inventory lowered below its usage: capacity 4 - 2 = 2, 3 allocated
-    squeezed = make_provider("squeezed", inventory={"VCPU": {"total": 4, "reserved": 2}})
+    squeezed = make_provider("squeezed", inventory={"VCPU": 4})
     allocate(make_consumer(), squeezed, VCPU=3)
+    set_inventory(squeezed, {"VCPU": {"total": 4, "reserved": 2}})
 
     response = client.get(reverse("ui:capacity"))
     vcpu = by_class(response)["VCPU"]
@@ -126,8 +127,9 @@ def test_heatmap_cells_by_usage(client, sample):
 
 
 def test_heatmap_marks_over_capacity(client, db):
-    rp = make_provider("squeezed", inventory={"VCPU": {"total": 4, "reserved": 2}})
+    rp = make_provider("squeezed", inventory={"VCPU": 4})
     allocate(make_consumer(), rp, VCPU=3)
+    set_inventory(rp, {"VCPU": {"total": 4, "reserved": 2}})  # lowered below its usage
     response = client.get(reverse("ui:capacity"))
     cell, = response.context["cells"]
     assert (cell.step, cell.over) == ("over", True)
@@ -196,11 +198,13 @@ def test_status_page_all_success(client, sample):
 
 
 def test_status_page_matches_the_command_with_problems(client, sample, settings):
-    squeezed = make_provider("squeezed", inventory={"VCPU": {"total": 4, "reserved": 2}})
+    squeezed = make_provider("squeezed", inventory={"VCPU": 4})
     allocate(make_consumer(), squeezed, VCPU=3)
-    allocate(sample["vm2"], sample["cn2"], DISK_GB=5)   # no DISK_GB inventory on cn2
+    set_inventory(squeezed, {"VCPU": {"total": 4, "reserved": 2}})  # below its usage
+    # damage the services refuse to make, which the checks must find:
+    allocate(sample["vm2"], sample["cn2"], DISK_GB=5, unchecked=True)  # no DISK_GB inventory
     ResourceProvider.objects.filter(pk=sample["numa1"].pk).update(level=4)
-    make_consumer()                                     # no allocations
+    make_consumer(unchecked=True)                                     # no allocations
 
     results, response = page_results(client)
     command, code, out = command_results()

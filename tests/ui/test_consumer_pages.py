@@ -78,7 +78,7 @@ def test_move_targets_are_other_providers_with_the_class(client, sample):
     assert targets["DISK_GB"] == []
     assert "no other provider has DISK_GB inventory" in text(response)
     value = response.context["allocations"][1]["targets"][0][0]
-    assert value == f"{sample['numa1'].uuid}:0"
+    assert value == f"{sample['numa1'].uuid}:1"  # its generation: one inventory write
 
 
 def test_consumer_reachable_from_provider_page_and_usages(client, sample):
@@ -173,12 +173,12 @@ def test_move_with_a_stale_provider_generation_is_a_conflict(client, sample):
     vm1, numa0, numa1 = sample["vm1"], sample["numa0"], sample["numa1"]
     stale_target = target(numa1)
     inventory_services.inventories_replace(  # someone edits the target meanwhile
-        provider=ResourceProvider.objects.get(pk=numa1.pk), generation=0,
+        provider=ResourceProvider.objects.get(pk=numa1.pk), generation=1,
         inventories={"VCPU": {"total": 4}})
     response = move(client, vm1, numa0, "VCPU", stale_target)
     (message,) = messages_of(response)
     assert "Not moved" in message and "since this page was loaded" in message
-    assert "resource provider cn1-numa1 generation conflict - expected 0" in message
+    assert "resource provider cn1-numa1 generation conflict - expected 1" in message
     assert ("cn1-numa0", "VCPU", 6) in held(vm1)
 
     # the source's generation is checked too, though the move does not bump it
@@ -200,7 +200,7 @@ def test_move_to_a_provider_without_the_class_is_refused_by_name(client, sample)
 def test_move_over_capacity_is_refused_by_name(client, sample):
     vm1, cn1, cn2 = sample["vm1"], sample["cn1"], sample["cn2"]
     inventory_services.inventories_replace(
-        provider=ResourceProvider.objects.get(pk=cn2.pk), generation=0,
+        provider=ResourceProvider.objects.get(pk=cn2.pk), generation=2,
         inventories={"VCPU": {"total": 16}, "MEMORY_MB": {"total": 1024}})
     response = move(client, vm1, cn1, "MEMORY_MB", target(cn2))
     (message,) = messages_of(response)
@@ -302,6 +302,7 @@ def _log(entity, count, **fields):
 
 def test_provider_change_log_filters_and_pages(client, sample):
     cn2 = sample["cn2"]
+    ChangeRecord.objects.all().delete()  # the sample's own entries (its service writes)
     _log(cn2.uuid, 25)
     _log(cn2.uuid, 2, action="aggregates", actor="ui:operator", project_id="",
          before={"generation": 0, "aggregates": []}, after={"generation": 1, "aggregates": []})
@@ -336,11 +337,11 @@ def test_change_log_lines_are_readable(client, sample):
     assert [str(line) for line in row["lines"]] == ["generation 0 → 1", "+ CUSTOM_T0"]
     cn3 = make_provider("cn3", inventory={"VCPU": 16, "MEMORY_MB": 8192})
     inventory_services.inventories_replace(
-        provider=cn3, generation=0,
+        provider=cn3, generation=1,
         inventories={"VCPU": {"total": 32}, "DISK_GB": {"total": 10}})
     page = client.get(reverse("ui:provider", args=[cn3.uuid]))
     lines = [str(line) for line in page.context["log"]["rows"][0]["lines"]]
-    assert lines == ["generation 0 → 1", "+ <b>DISK_GB</b>: total 10, reserved 0, min_unit 1, "
+    assert lines == ["generation 1 → 2", "+ <b>DISK_GB</b>: total 10, reserved 0, min_unit 1, "
                      "max_unit 2147483647, step_size 1, allocation_ratio 1.0",
                      "− <b>MEMORY_MB</b> (was total 8192, reserved 0, min_unit 1, "
                      "max_unit 2147483647, step_size 1, allocation_ratio 1.0)",

@@ -26,32 +26,32 @@ def generation(provider):
 
 
 def test_add_update_delete_one_inventory_class(client, sample):
-    cn2 = sample["cn2"]
+    cn2 = sample["cn2"]  # at generation 2: its inventory and vm2's allocation
     response = post(client, cn2, "inventory", {
-        "resource_class": "DISK_GB", "total": 500, "reserved": 10, "generation": 0,
+        "resource_class": "DISK_GB", "total": 500, "reserved": 10, "generation": 2,
         "action": "save"})
     assert response.status_code == 200
     assert "Added DISK_GB inventory of cn2." in messages_of(response)
     assert inventory(cn2)["DISK_GB"] == (500, 10, 2147483647)
     assert inventory(cn2)["VCPU"] == (16, 0, 2147483647)  # others untouched
-    assert generation(cn2) == 1
+    assert generation(cn2) == 3
 
     response = post(client, cn2, "inventory", {
-        "resource_class": "DISK_GB", "total": 600, "max_unit": 100, "generation": 1,
+        "resource_class": "DISK_GB", "total": 600, "max_unit": 100, "generation": 3,
         "action": "save"})
     assert "Updated DISK_GB inventory of cn2." in messages_of(response)
     assert inventory(cn2)["DISK_GB"] == (600, 0, 100)
 
     response = post(client, cn2, "inventory", {
-        "resource_class": "DISK_GB", "generation": 2, "action": "delete"})
+        "resource_class": "DISK_GB", "generation": 4, "action": "delete"})
     assert response.status_code == 200
     assert "Delete the DISK_GB inventory of cn2?" in response.content.decode()
     assert "DISK_GB" in inventory(cn2)  # asked, not deleted
     response = post(client, cn2, "inventory", {
-        "resource_class": "DISK_GB", "generation": 2, "action": "delete", "confirm": "yes"})
+        "resource_class": "DISK_GB", "generation": 4, "action": "delete", "confirm": "yes"})
     assert "Deleted DISK_GB inventory of cn2." in messages_of(response)
     assert "DISK_GB" not in inventory(cn2)
-    assert generation(cn2) == 3
+    assert generation(cn2) == 5
 
 
 def test_stale_generation_is_a_conflict_message_and_writes_nothing(client, sample):
@@ -62,7 +62,7 @@ def test_stale_generation_is_a_conflict_message_and_writes_nothing(client, sampl
     [message] = messages_of(response)
     assert "changed by someone else" in message
     assert inventory(cn2)["VCPU"] == (16, 0, 2147483647)
-    assert generation(cn2) == 0
+    assert generation(cn2) == 2  # as the sample left it
 
 
 def form_errors(response, name):
@@ -74,7 +74,7 @@ def form_errors(response, name):
 def test_invalid_inventory_is_a_form_error_with_the_typed_values_kept(client, sample):
     cn2 = sample["cn2"]
     response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "total": 4, "reserved": 5, "generation": 0,
+        "resource_class": "VCPU", "total": 4, "reserved": 5, "generation": 2,
         "action": "save"}, follow=False)
     assert response.status_code == 400
     form = response.context["inventory_form"]
@@ -85,11 +85,11 @@ def test_invalid_inventory_is_a_form_error_with_the_typed_values_kept(client, sa
     assert (form["total"].value(), form["reserved"].value()) == ("4", "5")
     assert inventory(cn2)["VCPU"] == (16, 0, 2147483647)
     response = post(client, cn2, "inventory", {
-        "resource_class": "vcpu", "total": "", "generation": 0, "action": "save"},
+        "resource_class": "vcpu", "total": "", "generation": 2, "action": "save"},
         follow=False)
     assert response.status_code == 400
     assert set(response.context["inventory_form"].errors) == {"resource_class", "total"}
-    assert generation(cn2) == 0
+    assert generation(cn2) == 2
 
 
 @pytest.mark.parametrize("field, value", [
@@ -98,14 +98,14 @@ def test_invalid_inventory_is_a_form_error_with_the_typed_values_kept(client, sa
 ])
 def test_inventory_field_rules_come_from_the_service(client, sample, field, value):
     cn2 = sample["cn2"]
-    data = {"resource_class": "DISK_GB", "total": 100, "generation": 0, "action": "save"}
+    data = {"resource_class": "DISK_GB", "total": 100, "generation": 2, "action": "save"}
     data[field] = value
     response = post(client, cn2, "inventory", data, follow=False)
     assert response.status_code == 400
     assert form_errors(response, "inventory_form")
     assert response.context["inventory_form"][field].value() == str(value)
     assert "DISK_GB" not in inventory(cn2)
-    assert generation(cn2) == 0
+    assert generation(cn2) == 2
 
 
 def test_min_unit_above_max_unit_and_ratio_zero_are_stored_as_placement_stores_them(
@@ -114,16 +114,16 @@ def test_min_unit_above_max_unit_and_ratio_zero_are_stored_as_placement_stores_t
     cn2 = sample["cn2"]
     response = post(client, cn2, "inventory", {
         "resource_class": "DISK_GB", "total": 100, "min_unit": 10, "max_unit": 5,
-        "allocation_ratio": 0, "generation": 0, "action": "save"}, follow=False)
+        "allocation_ratio": 0, "generation": 2, "action": "save"}, follow=False)
     assert response.status_code == 302
     assert "DISK_GB" in inventory(cn2)
-    assert generation(cn2) == 1
+    assert generation(cn2) == 3
 
 
 def test_unknown_class_and_in_use_delete_are_form_errors(client, sample):
     cn2 = sample["cn2"]
     response = post(client, cn2, "inventory", {
-        "resource_class": "CUSTOM_NOPE", "total": 1, "generation": 0, "action": "save"},
+        "resource_class": "CUSTOM_NOPE", "total": 1, "generation": 2, "action": "save"},
         follow=False)
     assert response.status_code == 400
     [error] = form_errors(response, "inventory_form")
@@ -133,24 +133,24 @@ def test_unknown_class_and_in_use_delete_are_form_errors(client, sample):
     body = response.content.decode()
     assert 'value="CUSTOM_NOPE"' in body and 'name="total" value="1"' in body
     response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "generation": 0, "action": "delete", "confirm": "yes"},
+        "resource_class": "VCPU", "generation": 2, "action": "delete", "confirm": "yes"},
         follow=False)
     assert response.status_code == 400
     [error] = form_errors(response, "inventory_form")
     assert "in use" in error and "'cn2'" in error and cn2.uuid not in error
     assert "VCPU" in inventory(cn2)
-    assert generation(cn2) == 0
+    assert generation(cn2) == 2
 
 
 def test_replace_traits(client, sample):
-    numa1 = sample["numa1"]
+    numa1 = sample["numa1"]  # at generation 1: its inventory
     response = post(client, numa1, "traits", {
-        "traits": "HW_CPU_X86_AVX2, HW_NUMA_ROOT\nHW_CPU_X86_AVX2", "generation": 0})
+        "traits": "HW_CPU_X86_AVX2, HW_NUMA_ROOT\nHW_CPU_X86_AVX2", "generation": 1})
     assert "Saved 2 trait(s) on cn1-numa1." in messages_of(response)
     assert sorted(numa1.traits.values_list("name", flat=True)) == [
         "HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
-    assert generation(numa1) == 1
-    response = post(client, numa1, "traits", {"traits": "CUSTOM_GOLD", "generation": 1},
+    assert generation(numa1) == 2
+    response = post(client, numa1, "traits", {"traits": "CUSTOM_GOLD", "generation": 2},
                     follow=False)
     assert response.status_code == 400
     [error] = form_errors(response, "traits_form")
@@ -158,9 +158,9 @@ def test_replace_traits(client, sample):
     assert response.context["traits_form"]["traits"].value() == "CUSTOM_GOLD"
     assert ">\nCUSTOM_GOLD</textarea>" in response.content.decode()
     response = post(client, numa1, "traits", {
-        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 1})
+        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 2})
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
-    response = post(client, numa1, "traits", {"traits": "", "generation": 1})
+    response = post(client, numa1, "traits", {"traits": "", "generation": 2})
     assert "changed by someone else" in messages_of(response)[0]
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
 
@@ -177,14 +177,14 @@ def test_failed_trait_write_does_not_leave_created_custom_traits(client, sample)
 def test_replace_aggregates(client, sample):
     cn2 = sample["cn2"]
     agg = "9a9c6b0f-e8d1-4d16-b053-a2bfe8a76757"
-    response = post(client, cn2, "aggregates", {"aggregates": agg, "generation": 0})
+    response = post(client, cn2, "aggregates", {"aggregates": agg, "generation": 2})
     assert "Saved 1 aggregate(s) on cn2." in messages_of(response)
     assert list(cn2.aggregates.values_list("uuid", flat=True)) == [agg]
-    response = post(client, cn2, "aggregates", {"aggregates": "not-a-uuid", "generation": 1},
+    response = post(client, cn2, "aggregates", {"aggregates": "not-a-uuid", "generation": 3},
                     follow=False)
     assert response.status_code == 400
     assert "Not a uuid: not-a-uuid" in response.content.decode()
-    response = post(client, cn2, "aggregates", {"aggregates": "", "generation": 0})
+    response = post(client, cn2, "aggregates", {"aggregates": "", "generation": 2})
     assert "changed by someone else" in messages_of(response)[0]
     assert cn2.aggregates.count() == 1
 
@@ -197,7 +197,7 @@ def test_edit_views_accept_only_post(client, sample):
 @pytest.mark.parametrize("cut", [{"total": 1}, {"total": 16, "allocation_ratio": 0.1}])
 def test_cut_below_usage_is_explained_then_saved_on_confirmation(client, sample, cut):
     cn2, vm2 = sample["cn2"], sample["vm2"]  # vm2 holds VCPU=2 on cn2
-    data = {"resource_class": "VCPU", "generation": 0, "action": "save", **cut}
+    data = {"resource_class": "VCPU", "generation": 2, "action": "save", **cut}
     response = post(client, cn2, "inventory", data)
     assert response.status_code == 200
     body = response.content.decode()
@@ -206,17 +206,17 @@ def test_cut_below_usage_is_explained_then_saved_on_confirmation(client, sample,
     assert f'<span class="mono">{vm2.uuid}</span>: VCPU=2' in body
     assert 'name="confirm" value="yes"' in body
     assert not messages_of(response)
-    assert inventory(cn2)["VCPU"] == (16, 0, 2147483647) and generation(cn2) == 0
+    assert inventory(cn2)["VCPU"] == (16, 0, 2147483647) and generation(cn2) == 2
     response = post(client, cn2, "inventory", {**data, "confirm": "yes"})
     assert "Updated VCPU inventory of cn2." in messages_of(response)
-    assert generation(cn2) == 1
+    assert generation(cn2) == 3
     assert inventory(cn2)["VCPU"][0] == cut["total"]
 
 
 def test_change_within_usage_saves_without_confirmation(client, sample):
     cn2 = sample["cn2"]
     response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "total": 2, "generation": 0, "action": "save"})
+        "resource_class": "VCPU", "total": 2, "generation": 2, "action": "save"})
     assert "Updated VCPU inventory of cn2." in messages_of(response)
     assert inventory(cn2)["VCPU"][0] == 2
 
@@ -224,7 +224,7 @@ def test_change_within_usage_saves_without_confirmation(client, sample):
 def test_after_a_refused_delete_the_add_update_form_still_saves(client, sample):
     cn2 = sample["cn2"]   # VCPU is in use there: its delete is refused
     response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "generation": 0, "action": "delete", "confirm": "yes"},
+        "resource_class": "VCPU", "generation": 2, "action": "delete", "confirm": "yes"},
         follow=False)
     assert response.status_code == 400
     body = response.content.decode()

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import resolve, reverse
 
 from tests.conftest import PlacementClient
-from tests.factories import allocate, make_consumer, make_provider
+from tests.factories import allocate, make_consumer, make_provider, set_inventory
 from tests.ui.conftest import AGG
 
 pytestmark = pytest.mark.django_db
@@ -53,8 +53,9 @@ def errors(response):
 @pytest.fixture
 def full(sample):
     """The sample plus a provider whose usage exceeds its lowered inventory."""
-    host = make_provider("cn3-full", inventory={"VCPU": 4}, aggregates=[OTHER_AGG])
+    host = make_provider("cn3-full", inventory={"VCPU": 6}, aggregates=[OTHER_AGG])
     allocate(make_consumer(), host, VCPU=6)
+    set_inventory(host, {"VCPU": 4})
     return {**sample, "full": host}
 
 
@@ -278,7 +279,8 @@ def test_csv_export_has_a_header_and_a_row_per_provider(client, full):
     assert [row[1] for row in rows[1:]] == ["cn1", "cn1-numa0", "cn1-numa1", "cn2", "cn3-full",
                                             "shared-disk"]
     numa0 = next(row for row in rows if row[1] == "cn1-numa0")
-    assert numa0 == [full["numa0"].uuid, "cn1-numa0", "0", full["cn1"].uuid, full["cn1"].uuid,
+    # generation 3: its inventory, its traits, vm1's allocation
+    assert numa0 == [full["numa0"].uuid, "cn1-numa0", "3", full["cn1"].uuid, full["cn1"].uuid,
                      "HW_NUMA_ROOT", "", "", "", "", "", "6", "8"]
     cn1 = next(row for row in rows if row[1] == "cn1")
     assert cn1[3] == "" and cn1[5] == "HW_CPU_X86_AVX2" and cn1[6] == AGG
@@ -410,9 +412,10 @@ def _forest(trees, children, prefix):
         root = make_provider(f"{prefix}-{t}", inventory={"MEMORY_MB": 1024},
                              traits=["HW_CPU_X86_AVX2"], aggregates=[AGG])
         for c in range(children):
-            child = make_provider(f"{prefix}-{t}-{c}", parent=root, inventory={"VCPU": 4},
+            child = make_provider(f"{prefix}-{t}-{c}", parent=root, inventory={"VCPU": 5},
                                   traits=["HW_NUMA_ROOT"], aggregates=[OTHER_AGG])
-            allocate(make_consumer(), child, VCPU=5 if c == 0 else c % 4 + 1)  # c0: over
+            allocate(make_consumer(), child, VCPU=5 if c == 0 else c % 4 + 1)
+            set_inventory(child, {"VCPU": 4})  # c0: over capacity
 
 
 QUERIES = [
