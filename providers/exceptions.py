@@ -28,6 +28,11 @@ class CannotChangeStandard(InvalidInput):
     pass
 
 
+class InvalidCustomName(InvalidInput):
+    """A custom class or trait name that may not be created (providers.rules.names);
+    the message is Placement's refusal."""
+
+
 class TraitNotFound(NotFound):
     def __init__(self, names):
         super().__init__(f"No such trait(s): {', '.join(names)}.")

@@ -2,7 +2,7 @@
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from providers import exceptions
+from providers import exceptions, rules
 from providers.models import Inventory, ResourceClass
 from providers.services import change_log
 from providers.services.catalogue import ensure_named
@@ -10,7 +10,8 @@ from providers.standard import is_standard_resource_class
 
 
 def resource_class_create(*, name):
-    """Create a custom class. Raises ResourceClassExists."""
+    """Create a custom class. Raises InvalidCustomName, ResourceClassExists."""
+    _check_custom_name(name)
     try:
         with transaction.atomic():
             created = ResourceClass.objects.create(name=name)
@@ -22,9 +23,17 @@ def resource_class_create(*, name):
 
 
 def resource_class_ensure(*, name):
-    """Create a custom class unless it exists. Returns (resource_class, created)."""
+    """Create a custom class unless it exists. Returns (resource_class, created).
+    Raises InvalidCustomName."""
+    _check_custom_name(name)
     return ensure_named(ResourceClass, name, on_create=lambda: _record(
         name, "create", None, {"name": name}))
+
+
+def _check_custom_name(name):
+    problem = rules.custom_class_name_problem(name)
+    if problem:
+        raise exceptions.InvalidCustomName(problem)
 
 
 def _record(name, action, before, after):
@@ -34,6 +43,7 @@ def _record(name, action, before, after):
 
 def resource_class_rename(*, name, new_name):
     """Rename a custom class (microversions 1.2-1.6)."""
+    _check_custom_name(new_name)
     with transaction.atomic():
         rc = ResourceClass.objects.select_for_update().filter(name=name).first()
         if rc is None:

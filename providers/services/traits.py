@@ -1,7 +1,7 @@
 """Writes to the trait catalogue (provider trait sets live in services/provider_traits.py)."""
 from django.db import transaction
 
-from providers import exceptions
+from providers import exceptions, rules
 from providers.models import ProviderTrait, Trait
 from providers.services import change_log
 from providers.services.catalogue import ensure_named
@@ -9,7 +9,12 @@ from providers.standard import is_standard_trait
 
 
 def trait_ensure(*, name):
-    """Create a custom trait unless it exists. Returns (trait, created)."""
+    """Create a custom trait unless it exists. Returns (trait, created). Raises
+    InvalidCustomName for anything but a CUSTOM_ name (PUT /traits/{name} refuses even
+    existing standard names)."""
+    problem = rules.custom_trait_name_problem(name)
+    if problem:
+        raise exceptions.InvalidCustomName(problem)
     return ensure_named(Trait, name, on_create=lambda: change_log.change_record(
         kind=change_log.TRAIT, entity=name, action="create", after={"name": name}))
 

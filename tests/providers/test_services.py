@@ -106,3 +106,27 @@ def test_concurrent_inventory_writes_one_wins():
     assert sorted(statuses) == [200, 409, 409, 409]
     assert ResourceProvider.objects.get(pk=rp.pk).generation == 1
     assert Inventory.objects.filter(provider=rp).count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["custom_lower", "CUSTOM_", "HW_CPU_X86_AVX", "VCPU",
+                                  "CUSTOM_" + "X" * 249, "CUSTOM_A-B", ""])
+def test_catalogue_services_refuse_names_that_may_not_be_created(name):
+    """The services guard the catalogue, whoever calls them (API, UI, admin, commands)."""
+    from providers.models import ResourceClass, Trait
+    from providers.services import resource_classes, traits
+
+    classes, trait_count = ResourceClass.objects.count(), Trait.objects.count()
+    with pytest.raises(exceptions.InvalidCustomName) as refused:
+        traits.trait_ensure(name=name)
+    assert refused.value.message == rules.INVALID_TRAIT
+    for create in (resource_classes.resource_class_create,
+                   resource_classes.resource_class_ensure):
+        with pytest.raises(exceptions.InvalidCustomName) as refused:
+            create(name=name)
+        assert refused.value.message.startswith("JSON does not validate: ")
+    resource_classes.resource_class_create(name="CUSTOM_OLD")
+    with pytest.raises(exceptions.InvalidCustomName):
+        resource_classes.resource_class_rename(name="CUSTOM_OLD", new_name=name)
+    assert ResourceClass.objects.filter(name="CUSTOM_OLD").exists()
+    assert (ResourceClass.objects.count(), Trait.objects.count()) == (classes + 1, trait_count)

@@ -4,7 +4,6 @@ from rest_framework.response import Response
 from placement_site.api.exceptions import BadRequest
 from placement_site.api.microversion import TRAITS
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
-from providers import rules
 from providers.exceptions import TraitNotFound
 from providers.models import ProviderTrait, Trait
 from providers.services import traits as services
@@ -57,9 +56,6 @@ class TraitViewSet(PlacementViewSet):
 
     @endpoint("placement:traits:update", min_version=TRAITS)
     def update(self, request, name):
-        problem = rules.custom_trait_name_problem(name)
-        if problem:
-            raise BadRequest(problem)
         trait, created = services.trait_ensure(name=name)
         response = self.no_content(201 if created else 204,
                                    {"Location": self.location(request, f"/traits/{name}")})
