@@ -472,16 +472,18 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
             # trees makes it scan every row of a link table (cost growing with the cloud).
             rows = provider_rows[index] = trees.providers(where)
             where = Scope.providers([row[0] for row in rows])
-        rows = capacity.inventories(where, rc_ids=class_ids)
+        groups = capacity.inventory_groups(where, rc_ids=class_ids)
         if where.kind == "all":
-            facts.inventory_rows = rows
+            facts.inventory_rows = capacity.rows_of(groups)
         if keep_rows:
-            facts.loaded_rows.extend(rows)
-        for key, rps in capacity.fitting(amounts, rows).items():
+            facts.loaded_rows.extend(capacity.rows_of(groups))
+        for key, rps in capacity.fitting_groups(amounts, groups).items():
             fits.setdefault(key, []).extend(rps)
         if want_inventory:
-            for rp, rc, used, total, reserved, ratio, _, max_unit, _ in rows:
-                inventory[(rp, rc)] = (used, total, reserved, ratio, max_unit)
+            for (rc, used, total, reserved, ratio, _, max_unit, _), rps in groups:
+                shown = (used, total, reserved, ratio, max_unit)
+                for rp in rps:
+                    inventory[(rp, rc)] = shown
         if trait_ids:
             _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, where))
         if aggregate_ids:
