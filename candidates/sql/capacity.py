@@ -36,8 +36,12 @@ _GROUPED = """
 
 
 def inventories(scope, rc_ids=None, exclude_rc_ids=()):
-    """inventory_groups() as rows, one per provider and class."""
-    return rows_of(inventory_groups(scope, rc_ids, exclude_rc_ids))
+    """inventory_groups() as rows (rp_id, rc_id, used, total, ...), one per provider and
+    class."""
+    if _grouped_by_database():
+        return rows_of(inventory_groups(scope, rc_ids, exclude_rc_ids))
+    sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
+    return fetch(sql, params) if sql else []
 
 
 def rows_of(groups):
@@ -79,8 +83,23 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
-    if scope.empty or (rc_ids is not None and not rc_ids):
+    sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
+    if not sql:
         return []
+    if _grouped_by_database():
+        return [(row[:-1], row[-1]) for row in fetch(_GROUPED.format(rows=sql), params)]
+    return grouped(fetch(sql, params))
+
+
+def _grouped_by_database():
+    return connections[read_alias()].vendor == "postgresql"
+
+
+def _rows_query(scope, rc_ids, exclude_rc_ids):
+    """(sql, params) of the rows inventory_groups() groups; (None, None) when there can
+    be none."""
+    if scope.empty or (rc_ids is not None and not rc_ids):
+        return None, None
     classes, params = _classes("i", rc_ids, exclude_rc_ids)
     if scope.kind == "all":
         usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
@@ -90,9 +109,7 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
         where, scope_params = scope.provider_filter("i.provider_id")
         sql = _SOME.format(classes=classes, scope=where)
         params = params + scope_params
-    if connections[read_alias()].vendor == "postgresql":
-        return [(row[:-1], row[-1]) for row in fetch(_GROUPED.format(rows=sql), params)]
-    return grouped(fetch(sql, params))
+    return sql, params
 
 
 def _classes(alias, rc_ids, exclude_rc_ids):
