@@ -55,8 +55,10 @@ class Facts:
     sharing: ids of sharing providers; sharing_anchors: rp -> anchor roots in
     this batch besides its own root; holds_root(root) -> is the root an
     anchor of this batch; every_provider: the rows of every provider when the
-    batch covered the whole database and read them all (else None);
-    loaded_rows: capacity.inventories rows of the requested classes, when the
+    batch covered the whole database and read them all (else None); tree_rows:
+    the rows of every provider of the batch's trees, when read (every_provider for
+    the whole database); inventory_rows: the inventories of the requested classes
+    of the batch's trees; loaded_rows: capacity.inventories rows of the requested classes, when the
     loader was asked to keep them (the explainer's numbers).
     """
 
@@ -70,7 +72,8 @@ class Facts:
     sharing: set = field(default_factory=set)
     sharing_anchors: dict = field(default_factory=dict)
     every_provider: list = None   # trees.providers rows, when the batch read them all
-    inventory_rows: list = None   # capacity.inventories rows of a whole-database batch
+    tree_rows: list = None        # trees.providers rows of the batch's trees, when read
+    inventory_rows: list = None   # capacity.inventories rows of the batch's trees
     loaded_rows: list = None      # every inventory row read, when the loader kept them
 
     def anchors(self, rp):

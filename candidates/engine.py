@@ -81,7 +81,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     # providers of the candidates left out (§4.7), so every candidate is generated.
     if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
-    found, roots, whole = _generate(evaluation, cap, drop_same_tree, breadth_first)
+    found, roots, batches = _generate(evaluation, cap, drop_same_tree, breadth_first)
     metrics.observe_candidate_work(len(roots), cap is not None and len(found) >= cap)
     generated = found
     if randomize:
@@ -100,7 +100,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     if not found:
         return Result(total=total, trees=[] if window else None,
                       tree_counts=Counter(tree_of) if window else None)
-    result = _with_summaries(found, generated, roots, whole, query, names, whole_trees,
+    result = _with_summaries(found, generated, roots, batches, query, names, whole_trees,
                              all_classes, with_traits)
     result.total = total
     if window is not None:
@@ -366,19 +366,17 @@ def drops_same_tree(query):
 
 def _generate(evaluation, cap, drop_same_tree, breadth_first):
     """Distinct candidates in anchor order (breadth_first: one per anchor in turn), at
-    most `cap` (None: all); rp -> root; and the Facts of the batch when one batch read
-    the whole database (else None).
+    most `cap` (None: all); rp -> root; and the Facts of the batches read.
     drop_same_tree: below 1.29, drop candidates using two providers of one tree."""
     query, groups = evaluation.query, evaluation.groups()
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
-    found, seen, roots = [], set(), {}
-    whole = None
+    found, seen, roots, batches = [], set(), {}, []
     # taking turns between anchors needs all of them in one batch
     for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree):
         facts = load_facts(scope, groups, evaluation, by_id=by_id)
         roots.update(facts.root)
-        whole = facts if facts.every_provider is not None else None
+        batches.append(facts)
         root_ok = evaluation.root_filter(facts)
         partials = []
         for group in groups:
@@ -399,8 +397,8 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first):
                     seen.add(candidate)
                 found.append(candidate)
                 if cap is not None and len(found) >= cap:
-                    return found, roots, whole
-    return found, roots, whole
+                    return found, roots, batches
+    return found, roots, batches
 
 
 # A batch spanning at most this share of the root ids names its providers by id (see
@@ -472,16 +470,18 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
             # trees makes it scan every row of a link table (cost growing with the cloud).
             rows = provider_rows[index] = trees.providers(where)
             where = Scope.providers([row[0] for row in rows])
-        rows = capacity.inventories(where, rc_ids=class_ids)
-        if where.kind == "all":
-            facts.inventory_rows = rows
+        groups = capacity.inventory_groups(where, rc_ids=class_ids)
+        if index == 0:
+            facts.inventory_rows = capacity.rows_of(groups)
         if keep_rows:
-            facts.loaded_rows.extend(rows)
-        for key, rps in capacity.fitting(amounts, rows).items():
+            facts.loaded_rows.extend(capacity.rows_of(groups))
+        for key, rps in capacity.fitting_groups(amounts, groups).items():
             fits.setdefault(key, []).extend(rps)
         if want_inventory:
-            for rp, rc, used, total, reserved, ratio, _, max_unit, _ in rows:
-                inventory[(rp, rc)] = (used, total, reserved, ratio, max_unit)
+            for (rc, used, total, reserved, ratio, _, max_unit, _), rps in groups:
+                shown = (used, total, reserved, ratio, max_unit)
+                for rp in rps:
+                    inventory[(rp, rc)] = shown
         if trait_ids:
             _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, where))
         if aggregate_ids:
@@ -504,7 +504,7 @@ def _add_positions(facts, scopes, provider_rows, want_positions):
     root, position = facts.root, facts.position
     for index, scope in enumerate(scopes):
         if index in provider_rows:
-            rows = provider_rows[index]
+            rows = facts.tree_rows = provider_rows[index]
         elif scope.kind == "all":
             mentioned = set(facts.traits)
             mentioned.update(facts.aggregates)
@@ -513,9 +513,11 @@ def _add_positions(facts, scopes, provider_rows, want_positions):
             if len(mentioned) <= LOOKUP_BY_ID_UP_TO:
                 rows = trees.providers(Scope.providers(sorted(mentioned)))
             else:
-                rows = facts.every_provider = trees.providers(scope)
+                rows = facts.every_provider = facts.tree_rows = trees.providers(scope)
         else:
             rows = trees.providers(scope)
+            if index == 0:   # every provider of the batch's trees
+                facts.tree_rows = rows
         for rp, _, _, root_id, tree, lft, rght in rows:
             root[rp] = root_id
             if want_positions:
@@ -535,12 +537,13 @@ def _add_rows(target, rows):
 # --- summaries --------------------------------------------------------------------------
 
 
-def _with_summaries(found, generated, roots, whole, query, names, whole_trees, all_classes,
-                    with_traits):
+def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
+                    all_classes, with_traits):
     """Load what provider_summaries show for the providers of `found` (the candidates
     kept out of `generated`): every provider of their trees (whole_trees), else the
     providers in allocations of `generated` within the trees of `found` (§4.6, §4.7).
-    `whole`: the Facts of a batch that read the whole database, whose rows are reused."""
+    `batches`: the Facts of the batches read; their provider and inventory rows are
+    reused when they cover every provider shown."""
     in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
     if whole_trees:
         selected, by_column = {roots[rp] for rp in in_allocations}, 3   # root id
@@ -553,22 +556,29 @@ def _with_summaries(found, generated, roots, whole, query, names, whole_trees, a
         selected, by_column = in_allocations, 0   # provider id
         scope = Scope.providers(sorted(selected))
     requested = {names.classes[n] for n in query.requested_class_names()}
-    if whole is None:
+    read = [facts for facts in batches if facts.tree_rows is not None]
+    known = [row for facts in read for row in facts.tree_rows]
+    providers = [row for row in known if row[by_column] in selected]
+    if len({row[by_column] for row in providers}) < len(selected):
+        # some provider shown lies outside the trees the batches read
         providers = trees.providers(scope)
         # by id: see load_facts
         scope = Scope.providers([row[0] for row in providers])
         inventories = capacity.inventories(scope, rc_ids=None if all_classes else requested)
         traits = summaries.trait_names(scope) if with_traits else None
     else:
-        providers = [row for row in whole.every_provider if row[by_column] in selected]
-        shown = None   # None: every provider is shown
-        if len(providers) < len(whole.every_provider):
+        if len(read) > 1:
+            providers.sort()   # in id order, as trees.providers reads them
+        shown = None   # None: every provider read is shown
+        if len(providers) < len(known):
             shown = {row[0] for row in providers}
-        if len(providers) * 10 >= len(whole.every_provider) * 6:
+        if not any(facts.every_provider is not None for facts in read):
+            scope = Scope.providers([row[0] for row in providers])   # by id: see load_facts
+        elif len(providers) * 10 >= len(known) * 6:
             # most providers are involved: reading every row beats a long id list
             scope = Scope.everything()
         # the requested classes' inventories were read with the facts
-        inventories = _only(shown, whole.inventory_rows)
+        inventories = _only(shown, [row for facts in read for row in facts.inventory_rows])
         if all_classes:
             others = capacity.inventories(scope, exclude_rc_ids=requested)
             inventories = inventories + _only(shown, others)

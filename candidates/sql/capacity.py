@@ -1,9 +1,12 @@
 """Inventories with their usage, and which amounts fit them."""
+from django.db import connections
+
 from candidates.candidate_set import misfit
 from candidates.sql import fetch
+from placement_site.db_routing import read_alias
 from providers.rules import capacity
 
-_COLUMNS = """i.provider_id, i.resource_class_id, {used}, i.total, i.reserved,
+_COLUMNS = """i.provider_id, i.resource_class_id, {used} AS used, i.total, i.reserved,
            i.allocation_ratio, i.min_unit, i.max_unit, i.step_size"""
 # The whole database: one grouped pass over the allocations.
 _EVERYTHING = f"""
@@ -22,12 +25,48 @@ _SOME = f"""
     SELECT {_COLUMNS.format(used=_CORRELATED_USAGE)}
     FROM inventories i
     WHERE 1 = 1{{classes}}{{scope}}"""
+# PostgreSQL: rows equal but for the provider come as one, with an array of providers (a
+# cloud of identical hosts is a handful of rows: far less to transfer and convert).
+_GROUPED = """
+    SELECT r.resource_class_id, r.used, r.total, r.reserved, r.allocation_ratio,
+           r.min_unit, r.max_unit, r.step_size, array_agg(r.provider_id)
+    FROM ({rows}) r
+    GROUP BY r.resource_class_id, r.used, r.total, r.reserved, r.allocation_ratio,
+             r.min_unit, r.max_unit, r.step_size"""
 
 
 def inventories(scope, rc_ids=None, exclude_rc_ids=()):
-    """Rows (rp_id, rc_id, used, total, reserved, allocation_ratio, min_unit, max_unit,
-    step_size) of every inventory in scope (candidates.sql.Scope) [of the classes
-    rc_ids] [except the classes exclude_rc_ids].
+    """inventory_groups() as rows (rp_id, rc_id, used, total, ...), one per provider and
+    class."""
+    if _grouped_by_database():
+        return rows_of(inventory_groups(scope, rc_ids, exclude_rc_ids))
+    sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
+    return fetch(sql, params) if sql else []
+
+
+def rows_of(groups):
+    """inventory_groups() -> rows (rp_id, rc_id, used, total, ...)."""
+    return [(rp,) + key for key, providers in groups for rp in providers]
+
+
+def grouped(rows):
+    """Rows (rp_id, rc_id, used, ...) -> [(row without its provider, [rp_id, ...])]."""
+    groups = {}
+    for row in rows:
+        key = row[1:]
+        providers = groups.get(key)
+        if providers is None:
+            providers = groups[key] = []
+        providers.append(row[0])
+    return list(groups.items())
+
+
+def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
+    """[((rc_id, used, total, reserved, allocation_ratio, min_unit, max_unit, step_size),
+    [rp_id, ...]), ...]: the inventories in scope grouped by everything but the provider
+    (on PostgreSQL by the database, see _GROUPED), of every inventory in scope
+    (candidates.sql.Scope) [of the classes rc_ids] [except the classes exclude_rc_ids].
+    The rows grouped are:
 
         SELECT i.provider_id, i.resource_class_id, COALESCE(u.used, 0), i.total, ...
         FROM inventories i
@@ -44,15 +83,33 @@ def inventories(scope, rc_ids=None, exclude_rc_ids=()):
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
-    if scope.empty or (rc_ids is not None and not rc_ids):
+    sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
+    if not sql:
         return []
+    if _grouped_by_database():
+        return [(row[:-1], row[-1]) for row in fetch(_GROUPED.format(rows=sql), params)]
+    return grouped(fetch(sql, params))
+
+
+def _grouped_by_database():
+    return connections[read_alias()].vendor == "postgresql"
+
+
+def _rows_query(scope, rc_ids, exclude_rc_ids):
+    """(sql, params) of the rows inventory_groups() groups; (None, None) when there can
+    be none."""
+    if scope.empty or (rc_ids is not None and not rc_ids):
+        return None, None
     classes, params = _classes("i", rc_ids, exclude_rc_ids)
     if scope.kind == "all":
         usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
-        return fetch(_EVERYTHING.format(classes=classes, usage_classes=usage_classes),
-                     usage_params + params)
-    where, scope_params = scope.provider_filter("i.provider_id")
-    return fetch(_SOME.format(classes=classes, scope=where), params + scope_params)
+        sql = _EVERYTHING.format(classes=classes, usage_classes=usage_classes)
+        params = usage_params + params
+    else:
+        where, scope_params = scope.provider_filter("i.provider_id")
+        sql = _SOME.format(classes=classes, scope=where)
+        params = params + scope_params
+    return sql, params
 
 
 def _classes(alias, rc_ids, exclude_rc_ids):
@@ -71,7 +128,13 @@ def _classes(alias, rc_ids, exclude_rc_ids):
 
 
 def fitting(amounts, rows):
-    """{(rc_id, amount): [rp_id, ...]}: the providers of `rows` each amount fits.
+    """fitting_groups() over inventory rows."""
+    return fitting_groups(amounts, grouped(rows))
+
+
+def fitting_groups(amounts, groups):
+    """{(rc_id, amount): [rp_id, ...]}: the providers of inventory_groups() `groups`
+    each amount fits.
 
     An amount n of class rc fits provider P iff P has inventory of rc and
     candidate_set.misfit() finds nothing wrong: min_unit <= n <= max_unit,
@@ -81,14 +144,9 @@ def fitting(amounts, rows):
     for rc, n in set(amounts):
         by_class.setdefault(rc, []).append((n, []))
     # A cloud is mostly identical hosts: rows equal but for the provider get one verdict.
-    verdicts = {}   # row without its provider -> the provider lists it joins
-    for row in rows:
-        key = row[1:]
-        joins = verdicts.get(key)
-        if joins is None:
-            joins = verdicts[key] = _fitting_lists(by_class.get(row[1], ()), *key[1:])
-        for providers in joins:
-            providers.append(row[0])
+    for key, rps in groups:
+        for providers in _fitting_lists(by_class.get(key[0], ()), *key[1:]):
+            providers.extend(rps)
     return {(rc, n): providers for rc, pairs in by_class.items() for n, providers in pairs}
 
 
@@ -102,4 +160,4 @@ def _fitting_lists(wanted, used, total, reserved, ratio, min_unit, max_unit, ste
 def providers_with_capacity(amounts, scope):
     """fitting() over the inventories of the amounts' classes in scope."""
     amounts = list(amounts)
-    return fitting(amounts, inventories(scope, rc_ids=[rc for rc, _ in amounts]))
+    return fitting_groups(amounts, inventory_groups(scope, rc_ids=[rc for rc, _ in amounts]))
