@@ -57,8 +57,8 @@ class Facts:
     anchor of this batch; every_provider: the rows of every provider when the
     batch covered the whole database and read them all (else None); tree_rows:
     the rows of every provider of the batch's trees, when read (every_provider for
-    the whole database); inventory_rows: the inventories of the requested classes
-    of the batch's trees; loaded_rows: capacity.inventories rows of the requested classes, when the
+    the whole database); inventory_groups: the inventories of the requested classes
+    of the batch's trees (capacity.inventory_groups pairs); loaded_rows: capacity.inventories rows of the requested classes, when the
     loader was asked to keep them (the explainer's numbers).
     """
 
@@ -73,7 +73,7 @@ class Facts:
     sharing_anchors: dict = field(default_factory=dict)
     every_provider: list = None   # trees.providers rows, when the batch read them all
     tree_rows: list = None        # trees.providers rows of the batch's trees, when read
-    inventory_rows: list = None   # capacity.inventories rows of the batch's trees
+    inventory_groups: list = None   # capacity.inventory_groups of the batch's trees
     loaded_rows: list = None      # every inventory row read, when the loader kept them
 
     def anchors(self, rp):

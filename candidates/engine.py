@@ -36,7 +36,8 @@ FIRST_BATCH_ROOT_IDS = 64
 class Result:
     """candidates: [(allocations, mappings)] (see combine.py);
     providers: trees.providers rows of the summarised providers;
-    inventories: capacity.inventories rows of their inventories;
+    inventories: their inventories as capacity.inventory_groups pairs ((rc_id, used,
+    total, ...), [rp_id, ...]);
     traits: rows (rp id, trait name), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
     class_names: rc id -> name of every class in candidates and inventories.
@@ -472,7 +473,7 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
             where = Scope.providers([row[0] for row in rows])
         groups = capacity.inventory_groups(where, rc_ids=class_ids)
         if index == 0:
-            facts.inventory_rows = capacity.rows_of(groups)
+            facts.inventory_groups = groups
         if keep_rows:
             facts.loaded_rows.extend(capacity.rows_of(groups))
         for key, rps in capacity.fitting_groups(amounts, groups).items():
@@ -564,7 +565,7 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
         providers = trees.providers(scope)
         # by id: see load_facts
         scope = Scope.providers([row[0] for row in providers])
-        inventories = capacity.inventories(scope, rc_ids=None if all_classes else requested)
+        inventories = capacity.shown_groups(scope, rc_ids=None if all_classes else requested)
         traits = summaries.trait_names(scope) if with_traits else None
     else:
         if len(read) > 1:
@@ -578,21 +579,30 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
             # most providers are involved: reading every row beats a long id list
             scope = Scope.everything()
         # the requested classes' inventories were read with the facts
-        inventories = _only(shown, [row for facts in read for row in facts.inventory_rows])
+        inventories = _only_groups(shown, [group for facts in read
+                                           for group in facts.inventory_groups])
         if all_classes:
-            others = capacity.inventories(scope, exclude_rc_ids=requested)
-            inventories = inventories + _only(shown, others)
+            others = capacity.shown_groups(scope, exclude_rc_ids=requested)
+            inventories = inventories + _only_groups(shown, others)
         traits = _only(shown, summaries.trait_names(scope)) if with_traits else None
     uuids = {row[0]: row[1] for row in providers}
     missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
     if missing:
         uuids.update(summaries.uuids(sorted(missing)))
     class_names = {rc: name for name, rc in names.classes.items()}
-    unnamed = {row[1] for row in inventories} - class_names.keys()
+    unnamed = {key[0] for key, _ in inventories} - class_names.keys()
     if unnamed:
         class_names.update(summaries.class_names(sorted(unnamed)))
     return Result(candidates=found, providers=providers, inventories=inventories,
                   traits=traits, uuids=uuids, class_names=class_names)
+
+
+def _only_groups(providers, groups):
+    """The inventory groups narrowed to these providers (None: all), empty ones dropped."""
+    if providers is None:
+        return groups
+    narrowed = [(key, [rp for rp in rps if rp in providers]) for key, rps in groups]
+    return [(key, rps) for key, rps in narrowed if rps]
 
 
 def _only(providers, rows):

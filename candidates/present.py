@@ -23,42 +23,41 @@ def render(result, view):
 def _allocation_requests(result, view):
     uuids = result.uuids
     class_names = result.class_names
-    resources_of = {}   # ((rc, amount), ...) -> {class name: amount}
-    uuid_lists = {}     # (rp, ...) -> [uuid, ...]
+    # ((rc, amount), ...) -> ({class name: amount}, {"resources": that dict})
+    resources_of = {}
+    uuid_lists = {}     # (rp, ...) of several providers -> [uuid, ...]
 
     def resources(pairs):
         found = resources_of.get(pairs)
         if found is None:
-            found = resources_of[pairs] = {class_names[rc]: n for rc, n in pairs}
+            amounts = {class_names[rc]: n for rc, n in pairs}
+            found = resources_of[pairs] = (amounts, {"resources": amounts})
         return found
 
     dict_allocations, with_mappings = view.dict_allocations, view.mappings
-    bodies = {}         # resources dict id -> {"resources": ...} (dict form)
     requests = []
     for allocations, mappings in result.candidates:
         # allocations are sorted by provider: first == last means one provider
         first = allocations[0][0][0] if allocations else None
         if allocations and allocations[-1][0][0] == first:
-            per_provider = [(first, resources(tuple([(key[1], n) for key, n in allocations])))]
+            per_provider = ((first, resources(tuple([(key[1], n) for key, n in allocations]))),)
         else:
             grouped = {}
             for (rp, rc), amount in allocations:
                 grouped.setdefault(rp, []).append((rc, amount))
             per_provider = [(rp, resources(tuple(pairs))) for rp, pairs in grouped.items()]
         if dict_allocations:
-            shown = {}
-            for rp, amounts in per_provider:
-                body = bodies.get(id(amounts))
-                if body is None:
-                    body = bodies[id(amounts)] = {"resources": amounts}
-                shown[uuids[rp]] = body
-            entry = {"allocations": shown}
+            entry = {"allocations": {uuids[rp]: body for rp, (_, body) in per_provider}}
         else:
             entry = {"allocations": [{"resource_provider": {"uuid": uuids[rp]},
-                                      "resources": amounts} for rp, amounts in per_provider]}
+                                      "resources": amounts}
+                                     for rp, (amounts, _) in per_provider]}
         if with_mappings:
             shown = {}
             for suffix, rps in mappings:
+                if len(rps) == 1:
+                    shown[suffix] = [uuids[rps[0]]]
+                    continue
                 names = uuid_lists.get(rps)
                 if names is None:
                     names = uuid_lists[rps] = [uuids[rp] for rp in rps]
@@ -83,13 +82,15 @@ def _provider_summaries(result, view):
             body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
             body["root_provider_uuid"] = uuids[root]
     usage = {}   # (used, total, reserved, ratio) -> {"capacity": ..., "used": ...}
-    for rp, rc, used, total, reserved, ratio, _, _, _ in result.inventories:
+    for (rc, used, total, reserved, ratio, _, _, _), rps in result.inventories:
         key = (used, total, reserved, ratio)
         shown = usage.get(key)
         if shown is None:
             shown = usage[key] = {"capacity": reported_capacity(total, reserved, ratio),
                                   "used": used}
-        resources_of[rp][class_names[rc]] = shown
+        name = class_names[rc]
+        for rp in rps:
+            resources_of[rp][name] = shown
     for rp, name in result.traits or ():
         traits_of[rp].append(name)
     return bodies

@@ -44,6 +44,16 @@ def inventories(scope, rc_ids=None, exclude_rc_ids=()):
     return fetch(sql, params) if sql else []
 
 
+def shown_groups(scope, rc_ids=None, exclude_rc_ids=()):
+    """What provider summaries show of the inventories in scope, as inventory_groups()
+    pairs (key, [rp_id, ...]): grouped where the database groups them; elsewhere each row
+    is its own group, in the order read (no grouping pass in Python)."""
+    if _grouped_by_database():
+        return inventory_groups(scope, rc_ids, exclude_rc_ids)
+    sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
+    return [(row[1:], (row[0],)) for row in fetch(sql, params)] if sql else []
+
+
 def rows_of(groups):
     """inventory_groups() -> rows (rp_id, rc_id, used, total, ...)."""
     return [(rp,) + key for key, providers in groups for rp in providers]
