@@ -49,6 +49,11 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
     same_subtree: tuples of suffixes; drop_same_tree: below 1.29, drop
     candidates allocating from two providers of one tree.
     """
+    if len(groups) == 1 and not drop_same_tree and not breadth_first:
+        # every partial is a candidate, and group_partials() lists them in anchor order
+        suffix = groups[0].suffix
+        return ((partial.allocations, ((suffix, partial.providers),))
+                for per_anchor in partials[0].values() for partial in per_anchor)
     streams = [stream for _, stream in anchor_streams(groups, partials, facts, isolate,
                                                        same_subtree, drop_same_tree)]
     if breadth_first:

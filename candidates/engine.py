@@ -389,9 +389,12 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first):
             # Only candidates built purely from sharing providers can repeat under
             # several anchors; without sharing providers there is nothing to dedupe.
             dedupe = bool(facts.sharing)
-            for candidate in combine.candidates(groups, partials, facts, query.isolate,
-                                                query.same_subtree, drop_same_tree,
-                                                breadth_first):
+            stream = combine.candidates(groups, partials, facts, query.isolate,
+                                        query.same_subtree, drop_same_tree, breadth_first)
+            if cap is None and not dedupe:
+                found.extend(stream)
+                continue
+            for candidate in stream:
                 if dedupe:
                     if candidate in seen:
                         continue

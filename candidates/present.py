@@ -42,10 +42,7 @@ def _allocation_requests(result, view):
         if allocations and allocations[-1][0][0] == first:
             per_provider = ((first, resources(tuple([(key[1], n) for key, n in allocations]))),)
         else:
-            grouped = {}
-            for (rp, rc), amount in allocations:
-                grouped.setdefault(rp, []).append((rc, amount))
-            per_provider = [(rp, resources(tuple(pairs))) for rp, pairs in grouped.items()]
+            per_provider = _per_provider(allocations, resources)
         if dict_allocations:
             entry = {"allocations": {uuids[rp]: body for rp, (_, body) in per_provider}}
         else:
@@ -65,6 +62,22 @@ def _allocation_requests(result, view):
             entry["mappings"] = shown
         requests.append(entry)
     return requests
+
+
+def _per_provider(allocations, resources):
+    """[(rp, resources(((rc, amount), ...)))] of allocations sorted by provider: each
+    provider's run of entries taken in turn."""
+    if not allocations:
+        return []
+    found = []
+    current, pairs = allocations[0][0][0], []
+    for (rp, rc), amount in allocations:
+        if rp != current:
+            found.append((current, resources(tuple(pairs))))
+            current, pairs = rp, []
+        pairs.append((rc, amount))
+    found.append((current, resources(tuple(pairs))))
+    return found
 
 
 def _provider_summaries(result, view):
