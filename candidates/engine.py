@@ -548,7 +548,7 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
     providers in allocations of `generated` within the trees of `found` (§4.6, §4.7).
     `batches`: the Facts of the batches read; their provider and inventory rows are
     reused when they cover every provider shown."""
-    in_allocations = {rp for allocations, _ in found for (rp, _), _ in allocations}
+    in_allocations = {key[0] for allocations, _ in found for key, _ in allocations}
     if whole_trees:
         selected, by_column = {roots[rp] for rp in in_allocations}, 3   # root id
         scope = Scope.trees(sorted(selected))
@@ -589,9 +589,13 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
             inventories = inventories + _only_groups(shown, others)
         traits = _only(shown, summaries.trait_names(scope)) if with_traits else None
     uuids = {row[0]: row[1] for row in providers}
-    missing = {rp for _, mappings in found for _, rps in mappings for rp in rps} - uuids.keys()
-    if missing:
-        uuids.update(summaries.uuids(sorted(missing)))
+    if any(group.resourceless for group in query.groups):
+        # a resourceless group maps a provider that may hold no allocation of the
+        # candidate (every other group's providers are in its allocations, named above)
+        missing = ({rp for _, mappings in found for _, rps in mappings for rp in rps}
+                   - uuids.keys())
+        if missing:
+            uuids.update(summaries.uuids(sorted(missing)))
     class_names = {rc: name for name, rc in names.classes.items()}
     unnamed = {key[0] for key, _ in inventories} - class_names.keys()
     if unnamed:
