@@ -423,7 +423,9 @@ def _scopes(cap, tree_root):
     low, high = trees.root_id_bounds()
     if low is None:
         return
-    size = max(FIRST_BATCH_ROOT_IDS, cap * 2)
+    # as many root ids as candidates wanted (one per tree when all qualify); the batches
+    # that follow double until the cap is reached
+    size = max(FIRST_BATCH_ROOT_IDS, cap)
     if low + size > high:
         yield Scope.everything(), False   # one batch would cover every root anyway
         return
