@@ -1,5 +1,6 @@
 """GET /allocation_candidates: parse -> engine -> present (allocation-candidates.md)."""
 import gc
+import threading
 import time
 from contextlib import contextmanager
 
@@ -14,18 +15,31 @@ from placement_site.api.viewsets import PlacementViewSet, endpoint
 from placement_site.ops import metrics
 
 
+_pause_lock = threading.Lock()
+_pausing = 0            # requests of this process inside _no_cyclic_gc
+_enable_after = False   # the collector was on when the first of them paused it
+
+
 @contextmanager
 def _no_cyclic_gc():
     """Building thousands of small dicts and tuples triggers the cyclic collector
     over and over (it scans every live object of the process each time); none of
-    them form cycles, so pause it for the request."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    them form cycles, so pause it for the request. The collector is process-wide:
+    with threaded workers it stays off until the last of the requests pausing it
+    ends (each turning it back on at its own end would let it run inside the others)."""
+    global _pausing, _enable_after
+    with _pause_lock:
+        if _pausing == 0:
+            _enable_after = gc.isenabled()
+            gc.disable()
+        _pausing += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _pause_lock:
+            _pausing -= 1
+            if _pausing == 0 and _enable_after:
+                gc.enable()
 
 
 class AllocationCandidateViewSet(PlacementViewSet):
