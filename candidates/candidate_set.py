@@ -57,9 +57,10 @@ class Facts:
     anchor of this batch; every_provider: the rows of every provider when the
     batch covered the whole database and read them all (else None); tree_rows:
     the rows of every provider of the batch's trees, when read (every_provider for
-    the whole database); inventory_groups: the inventories of the requested classes
-    of the batch's trees (capacity.inventory_groups pairs); loaded_rows: capacity.inventories rows of the requested classes, when the
-    loader was asked to keep them (the explainer's numbers).
+    the whole database); inventory_groups: the inventories of the batch's trees
+    (capacity.inventory_groups pairs) of the requested classes, or of every class when
+    every_class; loaded_rows: capacity.inventories rows of the requested classes, when
+    the loader was asked to keep them (the explainer's numbers).
     """
 
     holds_root: object
@@ -74,6 +75,7 @@ class Facts:
     every_provider: list = None   # trees.providers rows, when the batch read them all
     tree_rows: list = None        # trees.providers rows of the batch's trees, when read
     inventory_groups: list = None   # capacity.inventory_groups of the batch's trees
+    every_class: bool = False       # inventory_groups holds every class, not only the requested
     loaded_rows: list = None      # every inventory row read, when the loader kept them
 
     def anchors(self, rp):

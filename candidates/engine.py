@@ -26,7 +26,8 @@ from placement_site.ops import metrics
 from providers.exceptions import InvalidQuery
 from candidates import candidate_set, combine
 from candidates.resolve import resolve
-from candidates.sql import Scope, aggregates as agg_sql, capacity, summaries, traits as trait_sql
+from candidates.sql import Scope, aggregates as agg_sql, capacity, links, summaries
+from candidates.sql import traits as trait_sql
 from candidates.sql import trees
 
 FIRST_BATCH_ROOT_IDS = 64
@@ -82,7 +83,8 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     # providers of the candidates left out (§4.7), so every candidate is generated.
     if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
-    found, roots, batches = _generate(evaluation, cap, drop_same_tree, breadth_first)
+    found, roots, batches = _generate(evaluation, cap, drop_same_tree, breadth_first,
+                                      every_class=all_classes)
     metrics.observe_candidate_work(len(roots), cap is not None and len(found) >= cap)
     generated = found
     if randomize:
@@ -365,17 +367,18 @@ def drops_same_tree(query):
     return not query.nested_aware and trees.any_provider_has_parent()
 
 
-def _generate(evaluation, cap, drop_same_tree, breadth_first):
+def _generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False):
     """Distinct candidates in anchor order (breadth_first: one per anchor in turn), at
     most `cap` (None: all); rp -> root; and the Facts of the batches read.
-    drop_same_tree: below 1.29, drop candidates using two providers of one tree."""
+    drop_same_tree: below 1.29, drop candidates using two providers of one tree;
+    every_class: the batches read the inventories of every class (see load_facts)."""
     query, groups = evaluation.query, evaluation.groups()
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
     found, seen, roots, batches = [], set(), {}, []
     # taking turns between anchors needs all of them in one batch
     for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree):
-        facts = load_facts(scope, groups, evaluation, by_id=by_id)
+        facts = load_facts(scope, groups, evaluation, by_id=by_id, every_class=every_class)
         roots.update(facts.root)
         batches.append(facts)
         root_ok = evaluation.root_filter(facts)
@@ -441,12 +444,14 @@ def _scopes(cap, tree_root):
 LOOKUP_BY_ID_UP_TO = 200
 
 
-def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
+def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_class=False):
     """Facts about the providers of `scope` plus every sharing provider, for `groups`
     (candidate_set.Group) of the request under `evaluation`; a constant number of
     queries. keep_rows: also keep every inventory row read (facts.loaded_rows), for the
     explainer's numbers. by_id: for a range of trees, read its providers first and ask
-    for the rest by their ids (a small share of a large cloud)."""
+    for the rest by their ids (a small share of a large cloud). every_class: read the
+    inventories of `scope` of every class, not only the requested ones: provider
+    summaries show them all (1.27+), and one read serves both."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     if keep_rows:
         facts.loaded_rows = []
@@ -476,9 +481,11 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
             # trees makes it scan every row of a link table (cost growing with the cloud).
             rows = provider_rows[index] = trees.providers(where)
             where = Scope.providers([row[0] for row in rows])
-        groups = capacity.inventory_groups(where, rc_ids=class_ids)
+        every = every_class and index == 0
+        groups = capacity.inventory_groups(where, rc_ids=None if every else class_ids)
         if index == 0:
             facts.inventory_groups = groups
+            facts.every_class = every
         if keep_rows:
             facts.loaded_rows.extend(capacity.rows_of(groups))
         for key, rps in capacity.fitting_groups(amounts, groups).items():
@@ -488,10 +495,10 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True):
                 shown = (used, total, reserved, ratio, max_unit)
                 for rp in rps:
                     inventory[(rp, rc)] = shown
-        if trait_ids:
-            _add_rows(facts.traits, trait_sql.provider_traits(trait_ids, where))
-        if aggregate_ids:
-            _add_rows(facts.aggregates, agg_sql.provider_aggregates(aggregate_ids, where))
+        trait_rows, aggregate_rows = links.provider_traits_and_aggregates(
+            trait_ids, aggregate_ids, where)
+        _add_rows(facts.traits, trait_rows)
+        _add_rows(facts.aggregates, aggregate_rows)
     if sharing_ids:
         # a sharing provider inside the scope was seen twice
         facts.fits = {key: sorted(set(rps)) for key, rps in fits.items()}
@@ -583,10 +590,10 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
         elif len(providers) * 10 >= len(known) * 6:
             # most providers are involved: reading every row beats a long id list
             scope = Scope.everything()
-        # the requested classes' inventories were read with the facts
+        # the inventories were read with the facts: every class's when all_classes
         inventories = _only_groups(shown, [group for facts in read
                                            for group in facts.inventory_groups])
-        if all_classes:
+        if all_classes and not all(facts.every_class for facts in read):
             others = capacity.shown_groups(scope, exclude_rc_ids=requested)
             inventories = inventories + _only_groups(shown, others)
         traits = _only(shown, summaries.trait_names(scope)) if with_traits else None

@@ -2,7 +2,8 @@
 
 Everything a request mentions, and the sharing providers every request needs, are
 looked up in one query (sql/names.py); names that do not exist are simply absent
-from the returned maps. Whether an absent name is an error or just means "no
+from the returned maps. Every resource class comes along (a short table): provider
+summaries name the classes of every inventory they show. Whether an absent name is an error or just means "no
 candidate" is decided by the engine, which follows Placement's lazy order
 (allocation-candidates.md §3.6).
 """
@@ -15,7 +16,7 @@ SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
 @dataclass
 class Names:
-    classes: dict      # name -> id
+    classes: dict      # name -> id, of every resource class
     traits: dict       # name -> id
     aggregates: dict   # uuid -> id
     providers: dict    # uuid -> root id (for in_tree)
@@ -36,4 +37,4 @@ def resolve(query):
             tree_uuids.add(group.in_tree)
     return Names(**ids_by_name(classes=class_names, traits=trait_names,
                                aggregates=aggregate_uuids, providers=tree_uuids,
-                               sharing_trait=SHARING_TRAIT))
+                               sharing_trait=SHARING_TRAIT, every_class=True))

@@ -31,11 +31,17 @@ def fetch_links(sql, ids, scope, provider_column):
     `{where}`, the scope's restriction of `provider_column`. No query runs, and
     no rows come back, when there are no ids or the scope is empty.
     """
+    sql, params = links_query(sql, ids, scope, provider_column)
+    return fetch(sql, params) if sql else []
+
+
+def links_query(sql, ids, scope, provider_column):
+    """(sql, params) of fetch_links(); (None, None) when it would run no query."""
     ids = sorted(set(ids))
     if not ids or scope.empty:
-        return []
+        return None, None
     where, params = scope.provider_filter(provider_column)
-    return fetch(sql.format(marks=", ".join(["%s"] * len(ids)), where=where), ids + params)
+    return sql.format(marks=", ".join(["%s"] * len(ids)), where=where), ids + params
 
 
 def in_ids(column, ids):

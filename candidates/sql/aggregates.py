@@ -2,12 +2,16 @@
 from candidates.sql import fetch, fetch_links, in_ids
 
 
-def provider_aggregates(aggregate_ids, scope):
-    """Rows (rp_id, aggregate_id) for the aggregates in scope."""
-    return fetch_links("""
+PROVIDER_AGGREGATES = ("""
         SELECT pa.provider_id, pa.aggregate_id FROM resource_provider_aggregates pa
         WHERE pa.aggregate_id IN ({marks}){where}
-    """, aggregate_ids, scope, "pa.provider_id")
+    """, "pa.provider_id")
+
+
+def provider_aggregates(aggregate_ids, scope):
+    """Rows (rp_id, aggregate_id) for the aggregates in scope."""
+    sql, column = PROVIDER_AGGREGATES
+    return fetch_links(sql, aggregate_ids, scope, column)
 
 
 def sharing_anchor_roots(sharing_ids, scope):

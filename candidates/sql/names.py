@@ -10,10 +10,11 @@ _LOOKUPS = {
 }
 
 
-def ids_by_name(sharing_trait=None, **names):
+def ids_by_name(sharing_trait=None, every_class=False, **names):
     """{kind: {name: value}} for the kinds of _LOOKUPS (keyword arguments: kind=names);
     names that do not exist are absent. With sharing_trait (a trait name), also
-    "sharing": the ids of the providers having that trait, ascending.
+    "sharing": the ids of the providers having that trait, ascending. every_class:
+    "classes" maps every resource class, asked for or not (its branch has no WHERE).
 
         SELECT 0, name, id FROM resource_classes WHERE name IN (...)
         UNION ALL SELECT 1, name, id FROM traits WHERE name IN (...)
@@ -29,9 +30,12 @@ def ids_by_name(sharing_trait=None, **names):
     branches, params = [], []
     for index, kind in enumerate(kinds):
         wanted = sorted(names[kind])
+        table, column, value = _LOOKUPS[kind]
+        if kind == "classes" and every_class:
+            branches.append(f"SELECT {index}, {column}, {value} FROM {table}")
+            continue
         if not wanted:
             continue
-        table, column, value = _LOOKUPS[kind]
         marks = ", ".join(["%s"] * len(wanted))
         branches.append(f"SELECT {index}, {column}, {value} FROM {table}"
                         f" WHERE {column} IN ({marks})")

@@ -4,7 +4,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from candidates import engine
-from candidates.sql import Scope, aggregates, capacity, summaries, traits, trees
+from candidates.sql import Scope, aggregates, capacity, links, summaries, traits, trees
 from providers.models import ResourceClass, Trait
 from tests.factories import allocate, make_consumer, make_provider
 
@@ -62,6 +62,28 @@ def test_traits_and_aggregates_in_scope():
     rows = aggregates.provider_aggregates(
         [r1.aggregates.get().id], Scope.roots_between(r2.id, r2.id + 100))
     assert rows == []
+
+
+@pytest.mark.django_db
+def test_traits_and_aggregates_in_one_query():
+    r1 = make_provider("r1", traits=["CUSTOM_A"], aggregates=[AGG])
+    c1 = make_provider("c1", parent=r1, traits=["CUSTOM_A", "CUSTOM_B"])
+    r2 = make_provider("r2", traits=["CUSTOM_B"], aggregates=[AGG])
+    t = dict(Trait.objects.filter(name__startswith="CUSTOM_").values_list("name", "id"))
+    agg = r1.aggregates.get().id
+    for scope in (Scope.everything(), Scope.tree(r1.id), Scope.providers([c1.id, r2.id])):
+        with CaptureQueriesContext(connection) as queries:
+            found = links.provider_traits_and_aggregates([t["CUSTOM_A"], t["CUSTOM_B"]],
+                                                         [agg], scope)
+        assert len(queries) == 1
+        expected = (traits.provider_traits([t["CUSTOM_A"], t["CUSTOM_B"]], scope),
+                    aggregates.provider_aggregates([agg], scope))
+        assert [sorted(rows) for rows in found] == [sorted(rows) for rows in expected]
+    assert sorted(links.provider_traits_and_aggregates([t["CUSTOM_B"]], [], Scope.everything())[0]
+                  ) == [(c1.id, t["CUSTOM_B"]), (r2.id, t["CUSTOM_B"])]
+    with CaptureQueriesContext(connection) as queries:
+        assert links.provider_traits_and_aggregates([], [], Scope.everything()) == ([], [])
+    assert len(queries) == 0
 
 
 @pytest.mark.django_db
