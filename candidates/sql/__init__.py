@@ -47,11 +47,14 @@ def links_query(sql, ids, scope, provider_column):
 def in_ids(column, ids):
     """SQL fragment + params for `column IN ids` that takes one parameter, any size.
 
-    PostgreSQL: column = ANY(%s) with an array; SQLite: a json_each() table.
+    PostgreSQL: column = ANY(%s::bigint[]) with the array as one text literal
+    ('{1,2,3}'): the server then parses one constant, where a list parameter becomes
+    ARRAY[1,2,3], one expression per id (about a millisecond per 1,000 ids, per
+    statement). SQLite: a json_each() table.
     """
     ids = [int(i) for i in ids]
     if connection.vendor == "postgresql":
-        return f"{column} = ANY(%s)", [ids]
+        return f"{column} = ANY(%s::bigint[])", ["{" + ",".join(map(str, ids)) + "}"]
     return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(ids)]
 
 
