@@ -154,6 +154,7 @@ def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_
                 change_log.change_record(
                     kind=change_log.DATABASE, entity="placement", action="import",
                     after={"source": source.dialect, "rows": dict(result.written)})
+                _refresh_planner_statistics()
                 result.committed = True
         except _Rollback:
             pass
@@ -166,6 +167,15 @@ def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_
     finally:
         source.end()
         source.close()
+
+
+def _refresh_planner_statistics():
+    """PostgreSQL plans the first requests after the switch-over from the statistics of
+    empty tables until autovacuum analyzes the new rows (never, where it is off), so
+    read them now. ANALYZE runs inside the import's transaction and counts its rows."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
 
 
 def _compare_with_existing(source, existing, result, batch_size):

@@ -7,6 +7,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from allocations.upstream.dbapi import to_utc
 from providers.models import ChangeRecord
@@ -251,3 +252,14 @@ def test_import_is_one_change_log_entry(sqlite_sample):
     assert entry.after["source"] == "sqlite"
     assert entry.after["rows"]["resource_providers"] > 0
     assert not ChangeRecord.objects.filter(kind="provider").exists()  # not one per row
+
+
+def test_postgresql_planner_statistics_count_the_imported_rows(sqlite_sample):
+    if connection.vendor != "postgresql":
+        pytest.skip("planner statistics are PostgreSQL's")
+    run_import(sqlite_sample)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relname, reltuples FROM pg_class"
+                       " WHERE relname IN ('inventories', 'allocations', 'resource_providers')")
+        rows = dict(cursor.fetchall())
+    assert len(rows) == 3 and all(n > 0 for n in rows.values()), rows
