@@ -59,8 +59,10 @@ class Facts:
     the rows of every provider of the batch's trees, when read (every_provider for
     the whole database); inventory_groups: the inventories of the batch's trees
     (capacity.inventory_groups pairs) of the requested classes, or of every class when
-    every_class; loaded_rows: capacity.inventories rows of the requested classes, when
-    the loader was asked to keep them (the explainer's numbers).
+    every_class; trait_names: rows (rp, trait name) of every trait of the batch's
+    providers, when the loader read them with the links (else None); loaded_rows:
+    capacity.inventories rows of the requested classes, when the loader was asked to
+    keep them (the explainer's numbers).
     """
 
     holds_root: object
@@ -76,6 +78,7 @@ class Facts:
     tree_rows: list = None        # trees.providers rows of the batch's trees, when read
     inventory_groups: list = None   # capacity.inventory_groups of the batch's trees
     every_class: bool = False       # inventory_groups holds every class, not only the requested
+    trait_names: list = None        # rows (rp, trait name) of every provider read, when read
     loaded_rows: list = None      # every inventory row read, when the loader kept them
 
     def anchors(self, rp):

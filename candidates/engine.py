@@ -84,7 +84,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
     found, roots, batches = _generate(evaluation, cap, drop_same_tree, breadth_first,
-                                      every_class=all_classes)
+                                      every_class=all_classes, trait_names=with_traits)
     metrics.observe_candidate_work(len(roots), cap is not None and len(found) >= cap)
     generated = found
     if randomize:
@@ -367,18 +367,20 @@ def drops_same_tree(query):
     return not query.nested_aware and trees.any_provider_has_parent()
 
 
-def _generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False):
+def _generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False,
+              trait_names=False):
     """Distinct candidates in anchor order (breadth_first: one per anchor in turn), at
     most `cap` (None: all); rp -> root; and the Facts of the batches read.
     drop_same_tree: below 1.29, drop candidates using two providers of one tree;
-    every_class: the batches read the inventories of every class (see load_facts)."""
+    every_class, trait_names: what the batches read for the summaries (see load_facts)."""
     query, groups = evaluation.query, evaluation.groups()
     unsuffixed_tree = next((g.in_tree_root for g in groups
                             if not g.suffixed and g.in_tree_root is not None), None)
     found, seen, roots, batches = [], set(), {}, []
     # taking turns between anchors needs all of them in one batch
     for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree):
-        facts = load_facts(scope, groups, evaluation, by_id=by_id, every_class=every_class)
+        facts = load_facts(scope, groups, evaluation, by_id=by_id, every_class=every_class,
+                           trait_names=trait_names)
         roots.update(facts.root)
         batches.append(facts)
         root_ok = evaluation.root_filter(facts)
@@ -444,14 +446,19 @@ def _scopes(cap, tree_root):
 LOOKUP_BY_ID_UP_TO = 200
 
 
-def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_class=False):
+def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_class=False,
+               trait_names=False):
     """Facts about the providers of `scope` plus every sharing provider, for `groups`
     (candidate_set.Group) of the request under `evaluation`; a constant number of
     queries. keep_rows: also keep every inventory row read (facts.loaded_rows), for the
     explainer's numbers. by_id: for a range of trees, read its providers first and ask
     for the rest by their ids (a small share of a large cloud). every_class: read the
     inventories of `scope` of every class, not only the requested ones: provider
-    summaries show them all (1.27+), and one read serves both."""
+    summaries show them all (1.27+), and one read serves both. trait_names: a batch named
+    by id (a limited request's, sized to what it returns) reads every trait of its
+    providers with its name (facts.trait_names), the filters taking theirs from them:
+    summaries show them (1.17+). A batch of the whole database reads only the request's
+    traits: its summaries may show a few providers of many."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     if keep_rows:
         facts.loaded_rows = []
@@ -495,8 +502,13 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_cla
                 shown = (used, total, reserved, ratio, max_unit)
                 for rp in rps:
                     inventory[(rp, rc)] = shown
-        trait_rows, aggregate_rows = links.provider_traits_and_aggregates(
-            trait_ids, aggregate_ids, where)
+        if trait_names and index in provider_rows:
+            trait_rows, aggregate_rows, facts.trait_names = (
+                links.provider_traits_and_aggregates(trait_ids, aggregate_ids, where,
+                                                     trait_names=True))
+        else:
+            trait_rows, aggregate_rows = links.provider_traits_and_aggregates(
+                trait_ids, aggregate_ids, where)
         _add_rows(facts.traits, trait_rows)
         _add_rows(facts.aggregates, aggregate_rows)
     if sharing_ids:
@@ -596,7 +608,13 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
         if all_classes and not all(facts.every_class for facts in read):
             others = capacity.shown_groups(scope, exclude_rc_ids=requested)
             inventories = inventories + _only_groups(shown, others)
-        traits = _only(shown, summaries.trait_names(scope)) if with_traits else None
+        traits = None
+        if with_traits:
+            if all(facts.trait_names is not None for facts in read):
+                traits = [row for facts in read for row in facts.trait_names]
+            else:
+                traits = summaries.trait_names(scope)
+            traits = _only(shown, traits)
     uuids = {row[0]: row[1] for row in providers}
     if any(group.resourceless for group in query.groups):
         # a resourceless group maps a provider that may hold no allocation of the

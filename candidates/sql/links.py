@@ -3,23 +3,44 @@ from candidates.sql import fetch, links_query
 from candidates.sql.aggregates import PROVIDER_AGGREGATES
 from candidates.sql.traits import PROVIDER_TRAITS
 
+# Every trait of the scope's providers, with its name (the summaries' rows too).
+_NAMED_TRAITS = """
+        SELECT pt.provider_id, pt.trait_id, t.name FROM resource_provider_traits pt
+        JOIN traits t ON t.id = pt.trait_id WHERE 1 = 1{where}
+    """
 
-def provider_traits_and_aggregates(trait_ids, aggregate_ids, scope):
+
+def provider_traits_and_aggregates(trait_ids, aggregate_ids, scope, trait_names=False):
     """(traits.provider_traits(trait_ids, scope),
     aggregates.provider_aggregates(aggregate_ids, scope)) from one query:
 
-        SELECT 0, t.* FROM (<provider_traits query>) t
-        UNION ALL SELECT 1, a.* FROM (<provider_aggregates query>) a
+        SELECT 0, t.*, NULL FROM (<provider_traits query>) t
+        UNION ALL SELECT 1, a.*, NULL FROM (<provider_aggregates query>) a
+        ORDER BY 1, 2, 3
+
+    trait_names: the first branch reads every trait of the scope's providers with its
+    name instead, and a third item comes back: rows (rp_id, trait name) in provider and
+    trait id order, as summaries.trait_names(scope) reads them.
     """
     branches, params = [], []
-    for tag, ids, (sql, column) in ((0, trait_ids, PROVIDER_TRAITS),
+    if trait_names and not scope.empty:
+        where, branch_params = scope.provider_filter("pt.provider_id")
+        branches.append(f"SELECT 0, b0.* FROM ({_NAMED_TRAITS.format(where=where)}) b0")
+        params += branch_params
+    for tag, ids, (sql, column) in ((0, () if trait_names else trait_ids, PROVIDER_TRAITS),
                                     (1, aggregate_ids, PROVIDER_AGGREGATES)):
         sql, branch_params = links_query(sql, ids, scope, column)
         if sql:
-            branches.append(f"SELECT {tag}, b{tag}.* FROM ({sql}) b{tag}")
+            branches.append(f"SELECT {tag}, b{tag}.*, NULL FROM ({sql}) b{tag}")
             params += branch_params
-    found = ([], [])
+    found = ([], [], [])
     if branches:
-        for tag, rp, link in fetch(" UNION ALL ".join(branches), params):
+        wanted = set(trait_ids)
+        for tag, rp, link, name in fetch(" UNION ALL ".join(branches) + " ORDER BY 1, 2, 3",
+                                         params):
+            if name is not None:
+                found[2].append((rp, name))
+                if link not in wanted:
+                    continue
             found[tag].append((rp, link))
-    return found
+    return found if trait_names else found[:2]

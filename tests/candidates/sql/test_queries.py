@@ -87,6 +87,29 @@ def test_traits_and_aggregates_in_one_query():
 
 
 @pytest.mark.django_db
+def test_links_with_every_trait_name_of_the_scope():
+    r1 = make_provider("r1", traits=["CUSTOM_B", "CUSTOM_A"], aggregates=[AGG])
+    c1 = make_provider("c1", parent=r1, traits=["CUSTOM_C", "CUSTOM_A"])
+    r2 = make_provider("r2", traits=["CUSTOM_B"])
+    t = dict(Trait.objects.filter(name__startswith="CUSTOM_").values_list("name", "id"))
+    agg = r1.aggregates.get().id
+    for scope in (Scope.providers([r1.id, c1.id]), Scope.everything()):
+        for wanted_traits, wanted_aggregates in (([t["CUSTOM_A"]], [agg]), ([], []),
+                                                 ([t["CUSTOM_C"]], [])):
+            with CaptureQueriesContext(connection) as queries:
+                trait_rows, aggregate_rows, names = links.provider_traits_and_aggregates(
+                    wanted_traits, wanted_aggregates, scope, trait_names=True)
+            assert len(queries) == 1
+            assert sorted(trait_rows) == sorted(traits.provider_traits(wanted_traits, scope))
+            assert sorted(aggregate_rows) == sorted(
+                aggregates.provider_aggregates(wanted_aggregates, scope))
+            assert names == summaries.trait_names(scope)   # same rows, same order
+    names = links.provider_traits_and_aggregates([], [], Scope.providers([r2.id]),
+                                                 trait_names=True)[2]
+    assert names == [(r2.id, "CUSTOM_B")]
+
+
+@pytest.mark.django_db
 def test_sharing_anchor_roots_reach_whole_trees():
     ss = make_provider("ss", traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[AGG])
     r1 = make_provider("r1")
