@@ -1,13 +1,8 @@
 """The traits and aggregates a request filters on, of one scope, in one round trip."""
 from candidates.sql import fetch, links_query
 from candidates.sql.aggregates import PROVIDER_AGGREGATES
+from candidates.sql.summaries import NAMED_TRAITS
 from candidates.sql.traits import PROVIDER_TRAITS
-
-# Every trait of the scope's providers, with its name (the summaries' rows too).
-_NAMED_TRAITS = """
-        SELECT pt.provider_id, pt.trait_id, t.name FROM resource_provider_traits pt
-        JOIN traits t ON t.id = pt.trait_id WHERE 1 = 1{where}
-    """
 
 
 def provider_traits_and_aggregates(trait_ids, aggregate_ids, scope, trait_names=False):
@@ -25,7 +20,7 @@ def provider_traits_and_aggregates(trait_ids, aggregate_ids, scope, trait_names=
     branches, params = [], []
     if trait_names and not scope.empty:
         where, branch_params = scope.provider_filter("pt.provider_id")
-        branches.append(f"SELECT 0, b0.* FROM ({_NAMED_TRAITS.format(where=where)}) b0")
+        branches.append(f"SELECT 0, b0.* FROM ({NAMED_TRAITS.format(where=where)}) b0")
         params += branch_params
     for tag, ids, (sql, column) in ((0, () if trait_names else trait_ids, PROVIDER_TRAITS),
                                     (1, aggregate_ids, PROVIDER_AGGREGATES)):

@@ -3,12 +3,19 @@ providers themselves (trees.providers): trait names, uuids, class names."""
 from candidates.sql import fetch, in_ids
 
 
+# Every trait of the providers in scope ({where}), with its name; the links query of a
+# batch named by id reads these rows too (links.py).
+NAMED_TRAITS = """
+        SELECT pt.provider_id, pt.trait_id, t.name FROM resource_provider_traits pt
+        JOIN traits t ON t.id = pt.trait_id WHERE 1 = 1{where}
+    """
+
+
 def trait_names(scope):
     """Rows (rp_id, trait name) of the providers in scope.
 
-        SELECT pt.provider_id, t.name FROM resource_provider_traits pt
-        JOIN traits t ON t.id = pt.trait_id [WHERE pt.provider_id IN <scope>]
-        ORDER BY pt.provider_id, pt.trait_id
+        SELECT n.provider_id, n.name FROM (<NAMED_TRAITS>) n
+        ORDER BY n.provider_id, n.trait_id
 
     Each provider's traits come in trait id (creation) order, as in Placement, on every
     database.
@@ -16,13 +23,8 @@ def trait_names(scope):
     if scope.empty:
         return []
     where, params = scope.provider_filter("pt.provider_id")
-    return fetch(f"""
-        SELECT pt.provider_id, t.name
-        FROM resource_provider_traits pt
-        JOIN traits t ON t.id = pt.trait_id
-        WHERE 1 = 1{where}
-        ORDER BY pt.provider_id, pt.trait_id
-    """, params)
+    return fetch(f"SELECT n.provider_id, n.name FROM ({NAMED_TRAITS.format(where=where)}) n"
+                 " ORDER BY n.provider_id, n.trait_id", params)
 
 
 def uuids(ids):
