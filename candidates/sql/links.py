@@ -11,11 +11,11 @@ def provider_traits_and_aggregates(trait_ids, aggregate_ids, scope, trait_names=
 
         SELECT 0, t.*, NULL FROM (<provider_traits query>) t
         UNION ALL SELECT 1, a.*, NULL FROM (<provider_aggregates query>) a
-        ORDER BY 1, 2, 3
 
     trait_names: the first branch reads every trait of the scope's providers with its
-    name instead, and a third item comes back: rows (rp_id, trait name) in provider and
-    trait id order, as summaries.trait_names(scope) reads them.
+    name instead (summaries.NAMED_TRAITS), the rows are ordered (ORDER BY 1, 2, 3), and a
+    third item comes back: rows (rp_id, trait name) in provider and trait id order, as
+    summaries.trait_names(scope) reads them.
     """
     branches, params = [], []
     if trait_names and not scope.empty:
@@ -31,8 +31,8 @@ def provider_traits_and_aggregates(trait_ids, aggregate_ids, scope, trait_names=
     found = ([], [], [])
     if branches:
         wanted = set(trait_ids)
-        for tag, rp, link, name in fetch(" UNION ALL ".join(branches) + " ORDER BY 1, 2, 3",
-                                         params):
+        order = " ORDER BY 1, 2, 3" if trait_names else ""   # only names need an order
+        for tag, rp, link, name in fetch(" UNION ALL ".join(branches) + order, params):
             if name is not None:
                 found[2].append((rp, name))
                 if link not in wanted:
