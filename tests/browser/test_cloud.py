@@ -155,11 +155,14 @@ def test_bulk_edit_preview_and_apply(ui, cloud):
     ui.select_option("#filter-form select[name=resource_class]", "VCPU")
     ui.fill("#filter-form input[name=name]", "cn1")
     ui.click("#filter-form button")
+    # rows.all() and count() do not wait: read them once the filtered page has loaded
+    ui.wait_for_url(re.compile(r"/ui/bulk/\?resource_class=VCPU&name=cn1$"))
     rows = ui.locator("table.bulk tbody tr")
     assert [r.get_attribute("data-provider") for r in rows.all()] == ["cn1-numa0", "cn1-numa1"]
 
     ui.fill("#filter-form input[name=name]", "")
     ui.click("#filter-form button")
+    ui.wait_for_url(re.compile(r"/ui/bulk/\?resource_class=VCPU&name=$"))
     assert rows.count() == 4
     ui.uncheck('input[aria-label="cn2-numa1"]')
     ui.fill("#change-form input[name=allocation_ratio]", "1.25")
