@@ -89,7 +89,7 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
     and the scope restricts i.provider_id (an explicit id list is best: PostgreSQL
     then reads the rows through the provider index, where a join to a range of
     trees makes it scan every inventory). Which amounts fit is decided in Python
-    (fitting_groups()): written as SQL predicates the
+    (fitting()): written as SQL predicates the
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
@@ -137,6 +137,11 @@ def _classes(alias, rc_ids, exclude_rc_ids):
     return sql, params
 
 
+def fitting(amounts, rows):
+    """fitting_groups() over inventory rows."""
+    return fitting_groups(amounts, grouped(rows))
+
+
 def fitting_groups(amounts, groups):
     """{(rc_id, amount): [rp_id, ...]}: the providers of inventory_groups() `groups`
     each amount fits.
@@ -163,6 +168,6 @@ def _fitting_lists(wanted, used, total, reserved, ratio, min_unit, max_unit, ste
 
 
 def providers_with_capacity(amounts, scope):
-    """fitting_groups() over the inventories of the amounts' classes in scope."""
+    """fitting() over the inventories of the amounts' classes in scope."""
     amounts = list(amounts)
     return fitting_groups(amounts, inventory_groups(scope, rc_ids=[rc for rc, _ in amounts]))
