@@ -481,12 +481,13 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_cla
     want_inventory = len(groups) > 1   # only consolidation across groups needs it
     class_ids = {rc for rc, _ in amounts}
     provider_rows = {}   # scope -> its trees.providers rows, when read first
+    positions = bool(evaluation.query.same_subtree)
     for index, where in enumerate(scopes):
         if by_id and where.kind in ("range", "roots"):
             # Read the batch's providers first and name them by id below: PostgreSQL
             # then reaches their rows through the provider indexes, where a range of
             # trees makes it scan every row of a link table (cost growing with the cloud).
-            rows = provider_rows[index] = trees.providers(where)
+            rows = provider_rows[index] = trees.providers(where, positions)
             where = Scope.providers([row[0] for row in rows])
         every = every_class and index == 0
         groups = capacity.inventory_groups(where, rc_ids=None if every else class_ids)
@@ -518,14 +519,14 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_cla
             facts.sharing_anchors.setdefault(rp, set()).add(anchor)
     else:
         facts.fits = {key: sorted(rps) for key, rps in fits.items()}
-    _add_positions(facts, scopes, provider_rows,
-                   want_positions=bool(evaluation.query.same_subtree))
+    _add_positions(facts, scopes, provider_rows, positions)
     return facts
 
 
-def _add_positions(facts, scopes, provider_rows, want_positions):
-    """Root (and MPTT position) of every provider the facts mention.
-    provider_rows: index in scopes -> the providers rows already read."""
+def _add_positions(facts, scopes, provider_rows, positions):
+    """Root (and, with positions, MPTT position: same_subtree needs it) of every
+    provider the facts mention. provider_rows: index in scopes -> the providers rows
+    already read."""
     root, position = facts.root, facts.position
     for index, scope in enumerate(scopes):
         if index in provider_rows:
@@ -536,16 +537,17 @@ def _add_positions(facts, scopes, provider_rows, want_positions):
             for rps in facts.fits.values():
                 mentioned.update(rps)
             if len(mentioned) <= LOOKUP_BY_ID_UP_TO:
-                rows = trees.providers(Scope.providers(sorted(mentioned)))
+                rows = trees.providers(Scope.providers(sorted(mentioned)), positions)
             else:
-                rows = facts.every_provider = facts.tree_rows = trees.providers(scope)
+                rows = facts.every_provider = facts.tree_rows = trees.providers(
+                    scope, positions)
         else:
-            rows = trees.providers(scope)
+            rows = trees.providers(scope, positions)
             if index == 0:   # every provider of the batch's trees
                 facts.tree_rows = rows
         for rp, _, _, root_id, tree, lft, rght in rows:
             root[rp] = root_id
-            if want_positions:
+            if positions:
                 position[rp] = (tree, lft, rght)
 
 
@@ -586,7 +588,7 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
     providers = [row for row in known if row[by_column] in selected]
     if len({row[by_column] for row in providers}) < len(selected):
         # some provider shown lies outside the trees the batches read
-        providers = trees.providers(scope)
+        providers = trees.providers(scope, positions=False)
         # by id: see load_facts
         scope = Scope.providers([row[0] for row in providers])
         inventories = capacity.shown_groups(scope, rc_ids=None if all_classes else requested)

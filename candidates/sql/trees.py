@@ -31,18 +31,24 @@ def root_ids():
     return [row[0] for row in fetch("SELECT id FROM resource_providers WHERE parent_id IS NULL")]
 
 
-def providers(scope):
+def providers(scope, positions=True):
     """Rows (id, uuid, parent_id, root_id, tree_id, lft, rght) of the providers in
     scope, ordered by id.
 
         SELECT id, uuid, parent_id, root_id, tree_id, lft, rght
         FROM resource_providers rp [WHERE <scope>] ORDER BY rp.id
+
+    positions=False: tree_id, lft and rght come back as None (only same_subtree needs
+    them). Every value read costs: the database writes it as text and the driver parses
+    it back, and for the 7,000 providers of 1,000 nested trees those three columns took
+    a millisecond and a half; a NULL costs next to nothing.
     """
     if scope.empty:
         return []
     where, params = scope.where("rp")
+    position = "rp.tree_id, rp.lft, rp.rght" if positions else "NULL, NULL, NULL"
     return fetch(f"""
-        SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id, rp.tree_id, rp.lft, rp.rght
+        SELECT rp.id, rp.uuid, rp.parent_id, rp.root_id, {position}
         FROM resource_providers rp WHERE 1 = 1{where} ORDER BY rp.id
     """, params)
 

@@ -155,6 +155,11 @@ def test_trees_and_summaries():
     assert [row[0] for row in trees.providers(Scope.everything())] == [r1.id, c1.id, r2.id]
     assert [row[0] for row in trees.providers(Scope.providers([r2.id]))] == [r2.id]
     assert trees.providers(Scope.providers([])) == []
+    with_positions = trees.providers(Scope.trees([r1.id]))
+    assert [row[4:] for row in with_positions] == [
+        (r1.tree_id, r1.lft, r1.rght), (c1.tree_id, c1.lft, c1.rght)]
+    assert trees.providers(Scope.trees([r1.id]), positions=False) == [
+        row[:4] + (None, None, None) for row in with_positions]
 
 
 def _count_queries(api, query):
