@@ -378,7 +378,8 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False,
                             if not g.suffixed and g.in_tree_root is not None), None)
     found, seen, roots, batches = [], set(), {}, []
     # taking turns between anchors needs all of them in one batch
-    for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree):
+    for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree,
+                                evaluation.names.root_bounds):
         facts = load_facts(scope, groups, evaluation, by_id=by_id, every_class=every_class,
                            trait_names=trait_names)
         roots.update(facts.root)
@@ -416,16 +417,17 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False,
 BY_ID_UP_TO_SHARE = 0.1
 
 
-def _scopes(cap, tree_root):
+def _scopes(cap, tree_root, root_bounds):
     """Batches of anchors, each as (scope, by_id) (see load_facts): all at once
-    without a cap, else growing root-id ranges."""
+    without a cap, else growing root-id ranges between root_bounds (lowest, highest
+    root id, resolve.Names)."""
     if tree_root is not None:
         yield Scope.tree(tree_root), True
         return
     if cap is None:
         yield Scope.everything(), False
         return
-    low, high = trees.root_id_bounds()
+    low, high = root_bounds
     if low is None:
         return
     # as many root ids as candidates wanted (one per tree when all qualify); the batches

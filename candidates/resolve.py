@@ -1,7 +1,8 @@
 """Names -> database ids for one request (resource classes, traits, aggregates, in_tree).
 
 Everything a request mentions, and the sharing providers every request needs, are
-looked up in one query (sql/names.py); names that do not exist are simply absent
+looked up in one query (sql/names.py), with the bounds of the root provider ids
+that batches of anchors walk; names that do not exist are simply absent
 from the returned maps. Every resource class comes along (a short table): provider
 summaries name the classes of every inventory they show. Whether an absent name is an error or just means "no
 candidate" is decided by the engine, which follows Placement's lazy order
@@ -21,6 +22,7 @@ class Names:
     aggregates: dict   # uuid -> id
     providers: dict    # uuid -> root id (for in_tree)
     sharing: list = ()  # ids of the sharing providers, ascending
+    root_bounds: tuple = (None, None)   # (lowest, highest) root provider id
 
 
 def resolve(query):
@@ -37,4 +39,5 @@ def resolve(query):
             tree_uuids.add(group.in_tree)
     return Names(**ids_by_name(classes=class_names, traits=trait_names,
                                aggregates=aggregate_uuids, providers=tree_uuids,
-                               sharing_trait=SHARING_TRAIT, every_class=True))
+                               sharing_trait=SHARING_TRAIT, every_class=True,
+                               root_bounds=True))

@@ -10,19 +10,6 @@ def any_provider_has_parent():
     return bool(fetch("SELECT 1 FROM resource_providers WHERE parent_id IS NOT NULL LIMIT 1"))
 
 
-def root_id_bounds():
-    """(lowest, highest) root provider id, or (None, None) when there is no provider.
-
-        SELECT MIN(root_id), MAX(root_id) FROM resource_providers
-
-    Every provider's root_id is the id of a root (its own for a root), so these are the
-    bounds of the root ids; read from the root_id index in two probes, where
-    MAX(id) ... WHERE parent_id IS NULL walks back over every child created after the
-    last root.
-    """
-    return fetch("SELECT MIN(root_id), MAX(root_id) FROM resource_providers")[0]
-
-
 def root_ids():
     """Ids of every root provider (used only on the rare error-reporting path).
 

@@ -4,7 +4,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from candidates import engine
-from candidates.sql import Scope, aggregates, capacity, links, summaries, traits, trees
+from candidates.sql import Scope, aggregates, capacity, links, names, summaries, traits, trees
 from providers.models import ResourceClass, Trait
 from tests.factories import allocate, make_consumer, make_provider
 
@@ -122,14 +122,17 @@ def test_sharing_anchor_roots_reach_whole_trees():
 
 @pytest.mark.django_db
 def test_trees_and_summaries():
-    assert trees.root_id_bounds() == (None, None)
+    assert names.ids_by_name(root_bounds=True)["root_bounds"] == (None, None)
     r1 = make_provider("r1", inventory={"VCPU": 4, "DISK_GB": 10}, traits=["CUSTOM_A"])
     assert not trees.any_provider_has_parent()
     c1 = make_provider("c1", parent=r1, inventory={"VCPU": 2})
     assert trees.any_provider_has_parent()
-    assert trees.root_id_bounds() == (r1.id, r1.id)
+    assert names.ids_by_name(root_bounds=True)["root_bounds"] == (r1.id, r1.id)
     allocate(make_consumer(), c1, VCPU=1)
     r2 = make_provider("r2", inventory={"VCPU": 1})
+    found = names.ids_by_name(traits={"CUSTOM_A"}, root_bounds=True)
+    assert found["root_bounds"] == (r1.id, r2.id)   # c1 is no root
+    assert found["traits"] == {"CUSTOM_A": Trait.objects.get(name="CUSTOM_A").id}
     vcpu, disk = rc("VCPU"), rc("DISK_GB")
 
     def inventories(scope, **kw):
@@ -213,12 +216,12 @@ def test_limit_looks_at_the_first_anchors_only(api, db):
                or "i.provider_id IN (SELECT value FROM json_each" in sql for sql in capacity_sql)
 
 
-def test_batches_name_providers_by_id_when_a_small_share(monkeypatch):
-    monkeypatch.setattr(trees, "root_id_bounds", lambda: (1, 10000))
-    batches = list(engine._scopes(2, None))
+def test_batches_name_providers_by_id_when_a_small_share():
+    batches = list(engine._scopes(2, None, (1, 10000)))
     # 64, 128, ... root ids: by id while at most a tenth of the 10,000
     assert [(s.lo, s.hi, by_id) for s, by_id in batches[:5]] == [
         (1, 65, True), (65, 193, True), (193, 449, True), (449, 961, True),
         (961, 1985, False)]
-    monkeypatch.setattr(trees, "root_id_bounds", lambda: (1, 50))
-    assert [(s.kind, by_id) for s, by_id in engine._scopes(2, None)] == [("all", False)]
+    assert [(s.kind, by_id) for s, by_id in engine._scopes(2, None, (1, 50))] == [
+        ("all", False)]
+    assert list(engine._scopes(2, None, (None, None))) == []
