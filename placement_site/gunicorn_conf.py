@@ -43,9 +43,10 @@ def on_starting(server):
 
 
 def post_worker_init(worker):
-    from placement_site.ops import metrics
+    from placement_site.ops import collector, metrics
 
     metrics.worker_started()
+    collector.freeze_startup_objects()
 
 
 def child_exit(server, worker):

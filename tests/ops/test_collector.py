@@ -1,8 +1,11 @@
-"""The cyclic collector pause of GET /allocation_candidates under threaded workers."""
+"""The cyclic collector in a worker (placement_site.ops.collector): paused around large
+answers under threaded workers; startup objects frozen out of its reach."""
 import gc
 import threading
 
-from candidates.api.views import _no_cyclic_gc
+from django.urls import get_resolver
+
+from placement_site.ops.collector import freeze_startup_objects, paused
 
 
 def test_collector_stays_off_until_the_last_overlapping_request_ends():
@@ -10,14 +13,14 @@ def test_collector_stays_off_until_the_last_overlapping_request_ends():
     seen = {}
 
     def first():
-        with _no_cyclic_gc():
+        with paused():
             first_inside.set()
             second_inside.wait(5)
         first_done.set()
 
     def second():
         first_inside.wait(5)
-        with _no_cyclic_gc():
+        with paused():
             second_inside.set()
             first_done.wait(5)
             seen["after the first ended"] = gc.isenabled()
@@ -35,8 +38,23 @@ def test_collector_stays_off_until_the_last_overlapping_request_ends():
 def test_collector_left_off_when_it_was_off_before():
     gc.disable()
     try:
-        with _no_cyclic_gc():
+        with paused():
             pass
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_freeze_startup_objects_takes_the_loaded_views_out_of_the_collectors_reach():
+    gc.unfreeze()
+    try:
+        freeze_startup_objects()
+        assert gc.get_freeze_count() > 10_000
+        from candidates.api.views import AllocationCandidateViewSet
+
+        startup = {id(get_resolver()), id(AllocationCandidateViewSet)}
+        assert not [o for o in gc.get_objects() if id(o) in startup]
+        made_after = {"built": ["by a request"]}
+        assert any(o is made_after for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
