@@ -46,10 +46,11 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     FloatField,
+    Func,
     IntegerField,
     OuterRef,
+    Q,
     Subquery,
-    Sum,
     Value,
 )
 from django.db.models.functions import Cast, Coalesce, Mod
@@ -67,15 +68,22 @@ def usage_subquery(rc_id, provider_ref=None):
     """SUM(allocations.used) for class `rc_id` on the provider `provider_ref` (0 if none).
 
     `provider_ref` defaults to OuterRef("provider_id") (for use on Inventory rows).
+
+    SQL shape: COALESCE((SELECT SUM(used) FROM allocations WHERE provider_id = ...
+    AND resource_class_id = ...), 0). A plain aggregate, one row whatever matches:
+    Django's usual form (GROUP BY provider_id ... LIMIT 1) let PostgreSQL's planner
+    count on the LIMIT to stop a sequential scan of the allocations early, and scan
+    them whole once per inventory row (GET /resource_providers?resources=: 124 ms
+    instead of 10 at 1,000 providers, after a run of claims).
     """
     Allocation = _allocation_model()
     provider_ref = provider_ref if provider_ref is not None else OuterRef("provider_id")
     used = (Allocation.objects
             .filter(provider_id=provider_ref, resource_class_id=rc_id)
             .order_by()
-            .values("provider_id")
-            .annotate(total_used=Sum("used"))
-            .values("total_used")[:1])
+            # SUM as a plain function: Django adds no GROUP BY for it
+            .annotate(total_used=Func(F("used"), function="SUM"))
+            .values("total_used"))
     return Coalesce(Subquery(used, output_field=IntegerField()), Value(0))
 
 
@@ -115,7 +123,7 @@ def capacity_provider_ids(rc_id, amount):
     SQL shape:
         SELECT provider_id FROM inventories
         WHERE resource_class_id = %s AND min_unit <= %s AND max_unit >= %s
-          AND MOD(%s, step_size) = 0
+          AND (step_size = 1 OR MOD(%s, step_size) = 0)
           AND COALESCE((SELECT SUM(used) FROM allocations a
                         WHERE a.provider_id = inventories.provider_id
                           AND a.resource_class_id = %s), 0) + %s
@@ -128,7 +136,10 @@ def capacity_provider_ids(rc_id, amount):
                 _after=Cast(usage_subquery(rc_id) + Value(amount), FloatField()),
                 _capacity=capacity_expression(),
             )
-            .filter(_step_rest=0, _after__lte=F("_capacity"))
+            # step_size = 1 says nothing MOD() does not, but the planner estimates it
+            # from the column's statistics (nearly every row), where it puts any
+            # expression = 0 at 0.5 % of the rows and then nests loops over them
+            .filter(Q(step_size=1) | Q(_step_rest=0), _after__lte=F("_capacity"))
             .values_list("provider_id", flat=True))
 
 

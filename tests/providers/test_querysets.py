@@ -23,6 +23,14 @@ def names(qs):
     return sorted(qs.values_list("name", flat=True))
 
 
+def test_capacity_sql_leaves_the_planner_nothing_to_misjudge():
+    # the usage sum is a plain aggregate (no GROUP BY ... LIMIT 1 for the planner to
+    # stop a scan early on), and step_size = 1 comes before MOD (see capacity_provider_ids)
+    sql = str(q.capacity_provider_ids(rc("VCPU"), 2).query)
+    assert "LIMIT" not in sql and "GROUP BY" not in sql
+    assert '"step_size" = 1 OR' in sql
+
+
 def test_capacity_counts_usage_reserved_ratio_and_units():
     a = make_provider("a", inventory={"VCPU": {"total": 4, "reserved": 1,
                                                "allocation_ratio": 2.0, "max_unit": 5}})
