@@ -2,13 +2,13 @@
 from dataclasses import dataclass
 
 from django.db.models import (
-    Count, F, FloatField, IntegerField, OuterRef, Subquery, Sum, Value,
+    Count, F, FloatField, Sum, Value,
 )
 from django.db.models.functions import Cast, NullIf
 
 from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, ConsumerType
 from providers.models import ChangeRecord, Inventory, ResourceProvider
-from providers.querysets import capacity_expression
+from providers.querysets import capacity_expression, with_usage
 
 
 @dataclass
@@ -148,13 +148,8 @@ def inventories_most_used(*, limit):
     resource class loaded. An inventory with allocations but no capacity left
     (ratio NULL) sorts first.
     """
-    used = (Allocation.objects
-            .filter(provider_id=OuterRef("provider_id"),
-                    resource_class_id=OuterRef("resource_class_id"))
-            .order_by().values("provider_id").annotate(s=Sum("used")).values("s")[:1])
     cap = capacity_expression()  # computed in the database to sort by it
-    return list(Inventory.objects
-                .annotate(used=Subquery(used, output_field=IntegerField()))
+    return list(with_usage(Inventory.objects)
                 .filter(used__gt=0)
                 .annotate(ratio=Cast(F("used"), FloatField()) / NullIf(cap, Value(0.0)))
                 .select_related("provider", "resource_class")
@@ -219,14 +214,9 @@ def move_targets(*, resource_class_ids, limit=MOVE_TARGETS_PER_CLASS):
     most `limit` per class, by provider name; `more` counts the rest. One query
     per class (a consumer holds a handful) plus one count where the limit is hit.
     """
-    used = (Allocation.objects
-            .filter(provider_id=OuterRef("provider_id"),
-                    resource_class_id=OuterRef("resource_class_id"))
-            .order_by().values("provider_id").annotate(s=Sum("used")).values("s")[:1])
     targets = {}
     for rc_id in sorted(set(resource_class_ids)):
-        inventories = (Inventory.objects.filter(resource_class_id=rc_id)
-                       .annotate(used=Subquery(used, output_field=IntegerField()))
+        inventories = (with_usage(Inventory.objects.filter(resource_class_id=rc_id))
                        .select_related("provider", "resource_class")
                        .order_by("provider__name"))
         found = list(inventories[:limit + 1])
