@@ -207,7 +207,7 @@ def _target_label(inventory):
     capacity = reported_capacity(inventory.total, inventory.reserved,
                                  inventory.allocation_ratio)
     return (f"{inventory.provider.name} — {inventory.resource_class.name} "
-            f"{inventory.used or 0} / {capacity} used")
+            f"{inventory.used} / {capacity} used")
 
 
 def _named(message):
