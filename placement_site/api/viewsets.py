@@ -63,6 +63,11 @@ def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
     return decorate
 
 
+def _forget_renderer_context(response):
+    """Once rendered, a DRF Response needs no renderer context (see dispatch)."""
+    response.renderer_context = None
+
+
 class PlacementViewSet(viewsets.ViewSet):
     """Explicit-method viewset; the URL table passes `allow` in Placement's order."""
 
@@ -71,6 +76,17 @@ class PlacementViewSet(viewsets.ViewSet):
     @property
     def default_response_headers(self):
         return {}  # DRF would add Allow to every response; Placement sends it on 405 only
+
+    def dispatch(self, request, *args, **kwargs):
+        response = super().dispatch(request, *args, **kwargs)
+        # DRF leaves the response on the view, which sits in a reference cycle with its
+        # request, and a DRF Response's renderer_context holds the response itself: a
+        # large answer would stay in memory until the cyclic collector's next full pass,
+        # long after it was sent. Without these links it is freed once sent.
+        self.response = None
+        if isinstance(response, Response):
+            response.add_post_render_callback(_forget_renderer_context)
+        return response
 
     # HEAD and OPTIONS are never Placement methods (CORS pre-flight is answered earlier).
     def initial(self, request, *args, **kwargs):
