@@ -45,7 +45,8 @@ def test_several_counts_and_chosen_limits_with_memory():
     assert rows[("flat", 6, "limit=2")][0] == "2"
     memory = [line for line in output.splitlines() if line.startswith("memory ")]
     assert [line.split()[1:3] for line in memory] == [["flat", "3"], ["flat", "6"]]
-    assert all("response" in line and "held after" in line for line in memory)
+    assert all("response" in line and "held after" in line and "after 20 more" in line
+               for line in memory)
 
 
 @pytest.mark.django_db
