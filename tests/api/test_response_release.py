@@ -9,7 +9,9 @@ import io
 import sys
 
 import pytest
+from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
+from django.db import close_old_connections
 from django.http import HttpResponseBase
 
 from tests.factories import make_provider
@@ -25,9 +27,16 @@ def _serve(path, query=""):
         "HTTP_X_AUTH_TOKEN": "admin", "HTTP_OPENSTACK_API_VERSION": "placement latest",
     }
     statuses = []
-    body = WSGIHandler()(environ, lambda status, headers, exc_info=None: statuses.append(status))
-    size = sum(len(chunk) for chunk in body)
-    body.close()
+    # as Django's test client does: the test's transaction lives on this connection
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        body = WSGIHandler()(environ, lambda status, headers, exc_info=None: statuses.append(status))
+        size = sum(len(chunk) for chunk in body)
+        body.close()
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
     return statuses[0], size
 
 

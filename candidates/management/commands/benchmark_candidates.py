@@ -51,9 +51,10 @@ import time
 import uuid as uuidlib
 from urllib.parse import urlparse
 
+from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -256,9 +257,17 @@ def _wsgi_get(path, query):
             "HTTP_X_AUTH_TOKEN": "admin", "HTTP_OPENSTACK_API_VERSION": "placement latest",
         }
         status = []
-        body = handler(environ, lambda line, headers, exc_info=None: status.append(line))
-        size = sum(len(chunk) for chunk in body)
-        body.close()
+        # one connection throughout, as a worker keeps it for conn_max_age (and the
+        # test client does)
+        signals.request_started.disconnect(close_old_connections)
+        signals.request_finished.disconnect(close_old_connections)
+        try:
+            body = handler(environ, lambda line, headers, exc_info=None: status.append(line))
+            size = sum(len(chunk) for chunk in body)
+            body.close()
+        finally:
+            signals.request_started.connect(close_old_connections)
+            signals.request_finished.connect(close_old_connections)
         if not status[0].startswith("200"):
             raise CommandError(f"{path}?{query}: HTTP {status[0]}")
         return size
