@@ -31,7 +31,7 @@ class AllocationCandidateViewSet(PlacementViewSet):
             )
             # Encoded straight into an HttpResponse: these bodies can be large and
             # DRF's content negotiation adds nothing here.
-            body = FastJSONRenderer().render(present.render(result, view))
+            body = present.render_json(result, view, FastJSONRenderer().render)
             metrics.observe_candidates(time.perf_counter() - started, len(result.candidates))
             # freed before the collector is back on, so its first pass finds little
             del result
