@@ -227,7 +227,7 @@ def _memory_growth(query):
     ANSWERS_IN_A_ROW more kB) of no-limit answers served through Django's WSGI handler as
     a gunicorn worker serves them (the test client keeps references of its own), with no
     forced collection in between; growths are None where they cannot be measured."""
-    serve = _wsgi_get("/allocation_candidates", query)
+    serve = wsgi_get("/allocation_candidates", query)
     serve()   # warm caches and pools
     gc.collect()
     before = _rss_kb()
@@ -244,9 +244,10 @@ def _memory_growth(query):
             held_after_many - before)
 
 
-def _wsgi_get(path, query):
-    """A function sending GET path?query through Django's WSGI handler; it returns the
-    size of the body, which it reads and closes as a server does."""
+def wsgi_get(path, query):
+    """A function sending GET path?query through Django's WSGI handler as a gunicorn
+    worker does (tests/api/test_response_release.py uses it too); it reads and closes
+    the body as a server does and returns its size (CommandError unless 200)."""
     handler = WSGIHandler()
 
     def serve():
