@@ -379,7 +379,7 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False,
     found, seen, roots, batches = [], set(), {}, []
     # taking turns between anchors needs all of them in one batch
     for scope, by_id in _scopes(None if breadth_first else cap, unsuffixed_tree,
-                                evaluation.names.root_bounds):
+                                evaluation.names.root_bounds, _room_finder(evaluation)):
         facts = load_facts(scope, groups, evaluation, by_id=by_id, every_class=every_class,
                            trait_names=trait_names)
         roots.update(facts.root)
@@ -417,10 +417,29 @@ def _generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False,
 BY_ID_UP_TO_SHARE = 0.1
 
 
-def _scopes(cap, tree_root, root_bounds):
+def _room_finder(evaluation):
+    """first_root_with_room(start) for this request's amounts (the smallest of each
+    class), or None when a tree's room does not decide whether it can anchor a
+    candidate: sharing providers may supply any class, an in_tree group draws on a tree
+    of its own, and a request of resourceless groups asks for no room."""
+    query = evaluation.query
+    if evaluation.sharing or any(group.in_tree for group in query.groups):
+        return None
+    smallest = {}
+    for group in evaluation.groups():
+        for rc, n in group.amounts:
+            smallest[rc] = min(n, smallest.get(rc, n))
+    if not smallest:
+        return None
+    amounts = list(smallest.items())
+    return lambda start: capacity.first_root_with_room(start, amounts)
+
+
+def _scopes(cap, tree_root, root_bounds, first_root_with_room=None):
     """Batches of anchors, each as (scope, by_id) (see load_facts): all at once
     without a cap, else growing root-id ranges between root_bounds (lowest, highest
-    root id, resolve.Names)."""
+    root id, resolve.Names). first_root_with_room(start): where to start the next batch
+    of a limited request, past trees that have no room for it (None: no such test)."""
     if tree_root is not None:
         yield Scope.tree(tree_root), True
         return
@@ -441,6 +460,11 @@ def _scopes(cap, tree_root, root_bounds):
         yield Scope.roots_between(start, start + size), size <= span * BY_ID_UP_TO_SHARE
         start += size
         size *= 2
+        if first_root_with_room is not None and start <= high:
+            # the batch did not give enough: skip the trees with no room
+            start = first_root_with_room(start)
+            if start is None:
+                return
 
 
 # Below this many providers of interest, the whole-database batch looks them up by id;

@@ -171,3 +171,41 @@ def providers_with_capacity(amounts, scope):
     """fitting() over the inventories of the amounts' classes in scope."""
     amounts = list(amounts)
     return fitting_groups(amounts, inventory_groups(scope, rc_ids=[rc for rc, _ in amounts]))
+
+
+# The lowest root id from some point on whose tree has room for every amount: for each
+# class, some inventory of the tree where used + amount <= capacity (capacity only, as
+# misfit() tests it last; the other rules are left to the batch that reads the tree).
+_FIRST_ROOT_WITH_ROOM = """
+    SELECT rp.root_id
+    FROM inventories i
+    JOIN resource_providers rp ON rp.id = i.provider_id
+    WHERE rp.root_id >= %s AND i.resource_class_id IN ({marks})
+      AND COALESCE((SELECT SUM(a.used) FROM allocations a
+                    WHERE a.provider_id = i.provider_id
+                      AND a.resource_class_id = i.resource_class_id), 0)
+          + CASE i.resource_class_id {amounts} END
+          <= (i.total - i.reserved) * i.allocation_ratio
+    GROUP BY rp.root_id
+    HAVING COUNT(DISTINCT i.resource_class_id) = %s
+    ORDER BY rp.root_id
+    LIMIT 1"""
+
+
+def first_root_with_room(start, amounts):
+    """The lowest root id >= start whose tree holds, for every (rc_id, n) of `amounts`
+    (one amount per class), an inventory of rc_id with room for n; None if no tree does.
+
+    A tree without such room cannot anchor a candidate of a request asking for these
+    amounts (when no sharing provider can supply them): a limited request skips the
+    full trees of a cloud filled from its lowest ids in one statement, where reading
+    them batch by batch costs about as much as an unlimited request. PostgreSQL walks
+    the providers in root-id order and stops at the first tree with room.
+    """
+    amounts = sorted(amounts)
+    classes = ", ".join(["%s"] * len(amounts))
+    cases = " ".join(["WHEN %s THEN %s"] * len(amounts))
+    params = [start] + [rc for rc, _ in amounts]
+    params += [value for pair in amounts for value in pair] + [len(amounts)]
+    rows = fetch(_FIRST_ROOT_WITH_ROOM.format(marks=classes, amounts=cases), params)
+    return rows[0][0] if rows else None

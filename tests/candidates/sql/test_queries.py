@@ -225,3 +225,15 @@ def test_batches_name_providers_by_id_when_a_small_share():
     assert [(s.kind, by_id) for s, by_id in engine._scopes(2, None, (1, 50))] == [
         ("all", False)]
     assert list(engine._scopes(2, None, (None, None))) == []
+
+
+def test_batches_start_past_trees_without_room():
+    asked = []
+
+    def first_root_with_room(start):
+        asked.append(start)
+        return {65: 500, 628: None}[start]
+
+    batches = list(engine._scopes(2, None, (1, 10000), first_root_with_room))
+    assert [(s.lo, s.hi) for s, _ in batches] == [(1, 65), (500, 628)]
+    assert asked == [65, 628]
