@@ -174,8 +174,10 @@ def providers_with_capacity(amounts, scope):
 
 
 # The lowest root id from some point on whose tree has room for every amount: for each
-# class, some inventory of the tree where used + amount <= capacity (capacity only, as
-# misfit() tests it last; the other rules are left to the batch that reads the tree).
+# class, some inventory of the tree where used + amount <= capacity, misfit()'s capacity
+# rule with providers.rules.capacity() written out as providers.querysets'
+# capacity_expression() writes it (the other rules are left to the batch that reads the
+# tree; tests/candidates/scenarios/test_full_trees.py holds the query to the rule).
 _FIRST_ROOT_WITH_ROOM = """
     SELECT rp.root_id
     FROM inventories i
