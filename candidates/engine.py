@@ -11,8 +11,10 @@ Result (candidates + the data provider_summaries need). It
    root-id ranges that double in size; for each batch it loads the facts
    with a constant number of set-based queries (sql/), computes every
    group's partial candidates (candidate_set.py) and combines them
-   (combine.py), stopping as soon as it has the candidates it needs. Without
-   a limit there is one batch: the whole database;
+   (combine.py), stopping as soon as it has the candidates it needs; a batch that
+   comes up short sends the next one past the trees with no room for the request
+   (capacity.first_root_with_room). Without a limit there is one batch: the whole
+   database;
 3. applies limit / randomisation and loads the provider summaries.
 
 It never sees a microversion: request.py turned those into flags.
