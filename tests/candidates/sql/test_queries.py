@@ -227,13 +227,18 @@ def test_batches_name_providers_by_id_when_a_small_share():
     assert list(engine._scopes(2, None, (None, None))) == []
 
 
-def test_batches_start_past_trees_without_room():
+@pytest.mark.parametrize("rooms,batches", [
+    ({65: 500, 628: None}, [(1, 65), (500, 628)]),   # past trees with no room
+    ({65: 65, 193: None}, [(1, 65), (65, 193)]),     # none skipped
+    ({65: None}, [(1, 65)]),                         # no tree with room left
+])
+def test_batches_start_past_trees_without_room(rooms, batches):
     asked = []
 
     def first_root_with_room(start):
         asked.append(start)
-        return {65: 500, 628: None}[start]
+        return rooms[start]
 
-    batches = list(engine._scopes(2, None, (1, 10000), first_root_with_room))
-    assert [(s.lo, s.hi) for s, _ in batches] == [(1, 65), (500, 628)]
-    assert asked == [65, 628]
+    walked = list(engine._scopes(2, None, (1, 10000), first_root_with_room))
+    assert [(s.lo, s.hi) for s, _ in walked] == batches
+    assert asked == list(rooms)
