@@ -1,9 +1,13 @@
 """Inventories with their usage, and which amounts fit them."""
 from django.db import connections
+from django.db.models import Case, Count, F, FloatField, IntegerField, Value, When
+from django.db.models.functions import Cast
 
 from candidates.candidate_set import misfit
 from candidates.sql import fetch
 from placement_site.db_routing import read_alias
+from providers.models import Inventory
+from providers.querysets import capacity_expression, with_usage
 from providers.rules import capacity
 
 _COLUMNS = """i.provider_id, i.resource_class_id, {used} AS used, i.total, i.reserved,
@@ -173,41 +177,36 @@ def providers_with_capacity(amounts, scope):
     return fitting_groups(amounts, inventory_groups(scope, rc_ids=[rc for rc, _ in amounts]))
 
 
-# The lowest root id from some point on whose tree has room for every amount: for each
-# class, some inventory of the tree where used + amount <= capacity, misfit()'s capacity
-# rule with providers.rules.capacity() written out as providers.querysets'
-# capacity_expression() writes it (the other rules are left to the batch that reads the
-# tree; tests/candidates/scenarios/test_full_trees.py holds the query to the rule).
-_FIRST_ROOT_WITH_ROOM = """
-    SELECT rp.root_id
-    FROM inventories i
-    JOIN resource_providers rp ON rp.id = i.provider_id
-    WHERE rp.root_id >= %s AND i.resource_class_id IN ({marks})
-      AND COALESCE((SELECT SUM(a.used) FROM allocations a
-                    WHERE a.provider_id = i.provider_id
-                      AND a.resource_class_id = i.resource_class_id), 0)
-          + CASE i.resource_class_id {amounts} END
-          <= (i.total - i.reserved) * i.allocation_ratio
-    GROUP BY rp.root_id
-    HAVING COUNT(DISTINCT i.resource_class_id) = %s
-    ORDER BY rp.root_id
-    LIMIT 1"""
-
-
 def first_root_with_room(start, amounts):
     """The lowest root id >= start whose tree holds, for every (rc_id, n) of `amounts`
-    (one amount per class), an inventory of rc_id with room for n; None if no tree does.
+    (one amount per class), an inventory of rc_id with room for n: used + n <= capacity,
+    misfit()'s capacity rule as providers.querysets writes it in SQL (the other rules
+    are left to the batch that reads the tree); None if no tree does.
 
     A tree without such room cannot anchor a candidate of a request asking for these
     amounts (when no sharing provider can supply them): a limited request skips the
     full trees of a cloud filled from its lowest ids in one statement, where reading
     them batch by batch costs about as much as an unlimited request. PostgreSQL walks
-    the providers in root-id order and stops at the first tree with room.
+    the providers in root-id order and stops at the first tree with room:
+
+        SELECT rp.root_id FROM inventories i JOIN resource_providers rp ON ...
+        WHERE rp.root_id >= %s AND i.resource_class_id IN (...)
+          AND <usage> + CASE i.resource_class_id WHEN ... END
+              <= (i.total - i.reserved) * i.allocation_ratio
+        GROUP BY rp.root_id HAVING COUNT(DISTINCT i.resource_class_id) = <classes>
+        ORDER BY rp.root_id LIMIT 1
     """
-    amounts = sorted(amounts)
-    classes = ", ".join(["%s"] * len(amounts))
-    cases = " ".join(["WHEN %s THEN %s"] * len(amounts))
-    params = [start] + [rc for rc, _ in amounts]
-    params += [value for pair in amounts for value in pair] + [len(amounts)]
-    rows = fetch(_FIRST_ROOT_WITH_ROOM.format(marks=classes, amounts=cases), params)
-    return rows[0][0] if rows else None
+    wanted = Case(*(When(resource_class_id=rc, then=Value(n)) for rc, n in amounts),
+                  output_field=IntegerField())
+    roots = (with_usage(Inventory.objects.using(read_alias())
+                        .filter(provider__root_id__gte=start,
+                                resource_class_id__in=[rc for rc, _ in amounts]))
+             .annotate(_capacity=capacity_expression(),
+                       _after=Cast(F("used") + wanted, FloatField()))
+             .filter(_after__lte=F("_capacity"))
+             .values("provider__root_id")
+             .annotate(_classes=Count("resource_class_id", distinct=True))
+             .filter(_classes=len(amounts))
+             .order_by("provider__root_id")
+             .values_list("provider__root_id", flat=True))
+    return next(iter(roots[:1]), None)
