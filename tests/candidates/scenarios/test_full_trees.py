@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from candidates import engine
 from candidates.sql import capacity
-from providers.models import ResourceProvider
+from providers.models import ResourceClass, ResourceProvider
 from tests.candidates import helpers
 from tests.factories import allocate, make_consumer, make_provider, set_inventory
 
@@ -100,13 +100,8 @@ def trees(db):
     ({"MEMORY_MB": 2049}, []),
 ])
 def test_first_root_with_room(trees, amounts, with_room):
-    classes = dict(capacity_classes())
+    classes = dict(ResourceClass.objects.values_list("name", "id"))
     wanted = [(classes[name], n) for name, n in amounts.items()]
     for start_index, start in enumerate(trees):
         expected = next((trees[i] for i in with_room if i >= start_index), None)
         assert capacity.first_root_with_room(start, wanted) == expected
-
-
-def capacity_classes():
-    from providers.models import ResourceClass
-    return ResourceClass.objects.values_list("name", "id")
