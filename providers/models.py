@@ -88,7 +88,8 @@ class ResourceProvider(MPTTModel):
 
     class Meta:
         db_table = "resource_providers"
-        indexes = [models.Index(fields=["root"], name="rp_root_idx")]
+        # `root`, a foreign key, has its index already (a second one, dropped in 0005,
+        # was never used; tests/providers/test_indexes.py).
 
     def __str__(self):
         return f"{self.name} ({self.uuid})"
