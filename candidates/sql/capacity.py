@@ -12,7 +12,7 @@ from providers.rules import capacity
 
 _COLUMNS = """i.provider_id, i.resource_class_id, {used} AS used, i.total, i.reserved,
            i.allocation_ratio, i.min_unit, i.max_unit, i.step_size"""
-# The whole database: one grouped pass over the allocations.
+# The whole database, or a wide share of it: one grouped pass over the allocations.
 _EVERYTHING = f"""
     SELECT {_COLUMNS.format(used="COALESCE(u.used, 0)")}
     FROM inventories i
@@ -89,10 +89,13 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
                    GROUP BY provider_id, resource_class_id) u ON ...
         [WHERE i.resource_class_id IN (...)]
 
-    For a scope smaller than everything each row's usage is a correlated SUM instead,
-    and the scope restricts i.provider_id (an explicit id list is best: PostgreSQL
-    then reads the rows through the provider index, where a join to a range of
-    trees makes it scan every inventory). Which amounts fit is decided in Python
+    For a scope of a few providers or trees each row's usage is a correlated SUM
+    instead, and the scope restricts i.provider_id (an explicit id list is best:
+    PostgreSQL then reads the rows through the provider index, where a join to a range of
+    trees makes it scan every inventory). A wider range or set of trees keeps the
+    grouped pass, over its own allocations: a correlated SUM per row there took 8.5 ms
+    for 7,659 rows against 4.8 (and PostgreSQL costed it high enough to JIT-compile it,
+    17 ms). Which amounts fit is decided in Python
     (fitting()): written as SQL predicates the
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
@@ -115,15 +118,30 @@ def _rows_query(scope, rc_ids, exclude_rc_ids):
     if scope.empty or (rc_ids is not None and not rc_ids):
         return None, None
     classes, params = _classes("i", rc_ids, exclude_rc_ids)
-    if scope.kind == "all":
+    if scope.kind == "all" or _wide(scope):
         usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
-        sql = _EVERYTHING.format(classes=classes, usage_classes=usage_classes)
-        params = usage_params + params
+        usage_scope, usage_scope_params = scope.provider_filter("a.provider_id")
+        where, scope_params = scope.provider_filter("i.provider_id")
+        sql = _EVERYTHING.format(classes=classes + where,
+                                 usage_classes=usage_classes + usage_scope)
+        params = usage_params + usage_scope_params + params + scope_params
     else:
         where, scope_params = scope.provider_filter("i.provider_id")
         sql = _SOME.format(classes=classes, scope=where)
         params = params + scope_params
     return sql, params
+
+
+# A range of more root ids than this, or more trees, sums its usage in one grouped pass.
+CORRELATED_USAGE_UP_TO = 256
+
+
+def _wide(scope):
+    """Does the scope span more trees than a correlated SUM per row serves well? (A
+    list of provider ids is always a batch the engine sized to be read by id.)"""
+    if scope.kind == "range":
+        return scope.hi - scope.lo > CORRELATED_USAGE_UP_TO
+    return scope.kind == "roots" and len(scope.ids) > CORRELATED_USAGE_UP_TO
 
 
 def _classes(alias, rc_ids, exclude_rc_ids):

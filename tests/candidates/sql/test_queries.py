@@ -1,4 +1,6 @@
 """candidates/sql: one small tree per question."""
+from itertools import islice
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -47,6 +49,37 @@ def test_scopes():
     assert [row[0] for row in fitting([(vcpu, 1)], Scope.providers([c1.id]))] == [c1.id]
     assert [row[0] for row in fitting([(vcpu, 1)])] == [r1.id, c1.id, r2.id]
     assert fitting([(vcpu, 1)], Scope.providers([])) == []
+
+
+def _sorted_groups(groups):
+    return sorted((key, sorted(rps)) for key, rps in groups)
+
+
+@pytest.mark.django_db
+def test_wide_scopes_sum_usage_in_one_grouped_pass(monkeypatch):
+    r1 = make_provider("r1", inventory={"VCPU": 8, "MEMORY_MB": 1024})
+    c1 = make_provider("c1", parent=r1, inventory={"VCPU": 4})
+    r2 = make_provider("r2", inventory={"VCPU": 8})
+    r3 = make_provider("r3", inventory={"VCPU": 8})
+    allocate(make_consumer(), r1, VCPU=3, MEMORY_MB=512)
+    allocate(make_consumer(), c1, VCPU=1)
+    allocate(make_consumer(), r2, VCPU=2)
+    allocate(make_consumer(), r2, VCPU=2)
+    allocate(make_consumer(), r3, VCPU=5)   # outside the scopes below
+    scopes = [Scope.roots_between(r1.id, r3.id), Scope.trees([r1.id, r2.id])]
+    narrow = [_sorted_groups(capacity.inventory_groups(scope)) for scope in scopes]
+    vcpu, memory = rc("VCPU"), rc("MEMORY_MB")
+    assert [(key[:2], rps) for key, rps in narrow[0]] == sorted([
+        ((vcpu, 3), [r1.id]), ((vcpu, 1), [c1.id]), ((vcpu, 4), [r2.id]),
+        ((memory, 512), [r1.id])])
+    monkeypatch.setattr(capacity, "CORRELATED_USAGE_UP_TO", 1)
+    with CaptureQueriesContext(connection) as captured:
+        wide = [_sorted_groups(capacity.inventory_groups(scope)) for scope in scopes]
+    assert wide == narrow
+    assert all("GROUP BY a.provider_id" in q["sql"] for q in captured)
+    with CaptureQueriesContext(connection) as captured:
+        capacity.inventory_groups(Scope.providers([r1.id, c1.id, r2.id]))
+    assert "GROUP BY a.provider_id" not in captured[0]["sql"]   # ids: always correlated
 
 
 @pytest.mark.django_db
@@ -242,3 +275,17 @@ def test_batches_start_past_trees_without_room(rooms, batches):
     walked = list(engine._scopes(2, None, (1, 10000), first_root_with_room))
     assert [(s.lo, s.hi) for s, _ in walked] == batches
     assert asked == list(rooms)
+
+
+@pytest.mark.parametrize("yields,batches", [
+    # no candidate yet: no estimate, the batches double
+    ([0, 0], [(1, 101, True), (101, 301, True), (301, 701, True)]),
+    # 10 of 100 wanted from 100 root ids: the next reaches 1.25 x 900 root ids further
+    ([10, 40], [(1, 101, True), (101, 1226, False), (1226, 3522, False)]),
+    # 1 from 100: the cap lies past half of what is left; the rest in one batch
+    ([1], [(1, 101, True), (101, 10001, False)]),
+])
+def test_batches_follow_the_yield_so_far(yields, batches):
+    found = iter(yields)
+    walked = islice(engine._scopes(100, None, (1, 10000), None, lambda: next(found)), 3)
+    assert [(s.lo, s.hi, by_id) for s, by_id in walked] == batches
