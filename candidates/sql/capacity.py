@@ -13,7 +13,7 @@ from providers.rules import capacity
 _COLUMNS = """i.provider_id, i.resource_class_id, {used} AS used, i.total, i.reserved,
            i.allocation_ratio, i.min_unit, i.max_unit, i.step_size"""
 # The whole database, or a wide share of it: one grouped pass over the allocations.
-_EVERYTHING = f"""
+_WIDE = f"""
     SELECT {_COLUMNS.format(used="COALESCE(u.used, 0)")}
     FROM inventories i
     LEFT JOIN (SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
@@ -118,15 +118,13 @@ def _rows_query(scope, rc_ids, exclude_rc_ids):
     if scope.empty or (rc_ids is not None and not rc_ids):
         return None, None
     classes, params = _classes("i", rc_ids, exclude_rc_ids)
+    where, scope_params = scope.provider_filter("i.provider_id")
     if scope.kind == "all" or _wide(scope):
         usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
         usage_scope, usage_scope_params = scope.provider_filter("a.provider_id")
-        where, scope_params = scope.provider_filter("i.provider_id")
-        sql = _EVERYTHING.format(classes=classes + where,
-                                 usage_classes=usage_classes + usage_scope)
+        sql = _WIDE.format(classes=classes + where, usage_classes=usage_classes + usage_scope)
         params = usage_params + usage_scope_params + params + scope_params
     else:
-        where, scope_params = scope.provider_filter("i.provider_id")
         sql = _SOME.format(classes=classes, scope=where)
         params = params + scope_params
     return sql, params
