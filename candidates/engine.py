@@ -30,7 +30,7 @@ from candidates import candidate_set, combine
 from candidates.resolve import resolve
 from candidates.sql import Scope, aggregates as agg_sql, capacity, links, summaries
 from candidates.sql import traits as trait_sql
-from candidates.sql import trees
+from candidates.sql import topology, trees
 
 FIRST_BATCH_ROOT_IDS = 64
 
@@ -73,6 +73,13 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     (after limit and randomisation), as if the answer were cut to it (§4.7); the UI's
     pages. Raises InvalidQuery for unknown resource classes or traits (when reached).
     """
+    with topology.in_use():
+        return _find(query, whole_trees, all_classes, with_traits, randomize, max_candidates,
+                     breadth_first, window)
+
+
+def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidates,
+          breadth_first, window):
     names = resolve(query)
     evaluation, excluded = evaluate(query, names)
     if excluded is not None:

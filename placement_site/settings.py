@@ -192,6 +192,10 @@ PLACEMENT_MAX_ALLOCATION_CANDIDATES = CONF.placement.max_allocation_candidates
 # so that max_allocation_candidates spreads over more trees.
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = (
     CONF.placement.allocation_candidates_generation_strategy)
+# Allocation candidates read the provider topology from a per-process snapshot once its
+# token has been unchanged this long (candidates/sql/topology.py); until then, and while
+# the topology keeps changing, from the database.
+PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 1.0
 
 # --- Operations (placement_site/ops, README "Operating it") ---
 PLACEMENT_METRICS_PATH = CONF.django.metrics_path

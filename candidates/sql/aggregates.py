@@ -1,5 +1,6 @@
 """Aggregate membership: for member_of filters and for sharing providers."""
 from candidates.sql import fetch, fetch_links, in_ids
+from candidates.sql.topology import answered_from_snapshot
 
 
 PROVIDER_AGGREGATES = ("""
@@ -8,12 +9,14 @@ PROVIDER_AGGREGATES = ("""
     """, "pa.provider_id")
 
 
+@answered_from_snapshot
 def provider_aggregates(aggregate_ids, scope):
     """Rows (rp_id, aggregate_id) for the aggregates in scope."""
     sql, column = PROVIDER_AGGREGATES
     return fetch_links(sql, aggregate_ids, scope, column)
 
 
+@answered_from_snapshot
 def sharing_anchor_roots(sharing_ids, scope):
     """Rows (sharing rp_id, root_id): roots in scope whose tree shares an aggregate with it.
 

@@ -3,8 +3,10 @@ from candidates.sql import fetch, links_query
 from candidates.sql.aggregates import PROVIDER_AGGREGATES
 from candidates.sql.summaries import NAMED_TRAITS
 from candidates.sql.traits import PROVIDER_TRAITS
+from candidates.sql.topology import answered_from_snapshot
 
 
+@answered_from_snapshot
 def provider_traits_and_aggregates(trait_ids, aggregate_ids, scope, trait_names=False):
     """(traits.provider_traits(trait_ids, scope),
     aggregates.provider_aggregates(aggregate_ids, scope)) from one query:

@@ -1,5 +1,6 @@
 """Names -> ids of everything one request mentions, in one round trip."""
 from candidates.sql import fetch
+from candidates.sql.topology import answered_from_snapshot
 
 # kind -> (table, name column, value column)
 _LOOKUPS = {
@@ -10,6 +11,7 @@ _LOOKUPS = {
 }
 
 
+@answered_from_snapshot
 def ids_by_name(sharing_trait=None, every_class=False, root_bounds=False, **names):
     """{kind: {name: value}} for the kinds of _LOOKUPS (keyword arguments: kind=names);
     names that do not exist are absent. With sharing_trait (a trait name), also

@@ -1,6 +1,7 @@
 """What provider_summaries show besides inventories (capacity.inventories) and the
 providers themselves (trees.providers): trait names, uuids, class names."""
 from candidates.sql import fetch, in_ids
+from candidates.sql.topology import answered_from_snapshot
 
 
 # Every trait of the providers in scope ({where}), with its name; the links query of a
@@ -11,6 +12,7 @@ NAMED_TRAITS = """
     """
 
 
+@answered_from_snapshot
 def trait_names(scope):
     """Rows (rp_id, trait name) of the providers in scope.
 
@@ -27,6 +29,7 @@ def trait_names(scope):
                  " ORDER BY n.provider_id, n.trait_id", params)
 
 
+@answered_from_snapshot
 def uuids(ids):
     """{id: uuid} for these provider ids."""
     if not ids:
@@ -35,6 +38,7 @@ def uuids(ids):
     return dict(fetch(f"SELECT rp.id, rp.uuid FROM resource_providers rp WHERE {where}", params))
 
 
+@answered_from_snapshot
 def class_names(ids):
     """{id: name} for these resource class ids."""
     if not ids:

@@ -1,5 +1,6 @@
 """Which providers have which of the traits a request mentions."""
 from candidates.sql import fetch_links
+from candidates.sql.topology import answered_from_snapshot
 
 
 PROVIDER_TRAITS = ("""
@@ -8,6 +9,7 @@ PROVIDER_TRAITS = ("""
     """, "pt.provider_id")
 
 
+@answered_from_snapshot
 def provider_traits(trait_ids, scope):
     """Rows (rp_id, trait_id) for the given traits in scope."""
     sql, column = PROVIDER_TRAITS

@@ -1,7 +1,9 @@
 """Facts about the provider forest as a whole."""
 from candidates.sql import fetch, in_ids
+from candidates.sql.topology import answered_from_snapshot
 
 
+@answered_from_snapshot
 def any_provider_has_parent():
     """True if some provider has a parent (pre-1.29 requests then drop same-tree pairs).
 
@@ -10,6 +12,7 @@ def any_provider_has_parent():
     return bool(fetch("SELECT 1 FROM resource_providers WHERE parent_id IS NOT NULL LIMIT 1"))
 
 
+@answered_from_snapshot
 def root_ids():
     """Ids of every root provider (used only on the rare error-reporting path).
 
@@ -18,6 +21,7 @@ def root_ids():
     return [row[0] for row in fetch("SELECT id FROM resource_providers WHERE parent_id IS NULL")]
 
 
+@answered_from_snapshot
 def providers(scope, positions=True):
     """Rows (id, uuid, parent_id, root_id, tree_id, lft, rght) of the providers in
     scope, ordered by id.

@@ -40,7 +40,7 @@ QUERIES = ["resources=VCPU:1,DISK_GB:1",
 @pytest.mark.parametrize("query", QUERIES)
 @pytest.mark.parametrize("limit", [1, 2, 3, 4, 5])
 def test_a_limit_skips_the_full_trees_and_keeps_the_answer(api, filling_cloud, monkeypatch,
-                                                            query, limit):
+                                                            query, limit, provider_lookup):
     full = _in_order(api, query)
     assert len(full) == 4
     with CaptureQueriesContext(connection) as skipping:
@@ -48,8 +48,9 @@ def test_a_limit_skips_the_full_trees_and_keeps_the_answer(api, filling_cloud, m
     monkeypatch.setattr(engine, "_room_finder", lambda evaluation: None)
     with CaptureQueriesContext(connection) as walking:
         assert _in_order(api, f"{query}&limit={limit}") == full[:limit]
-    # one statement found CN08, where the walk read three batches of full trees
-    assert len(skipping.captured_queries) < len(walking.captured_queries)
+    if provider_lookup != "snapshot":   # there batches of full trees read one statement each
+        # one statement found CN08, where the walk read three batches of full trees
+        assert len(skipping.captured_queries) < len(walking.captured_queries)
 
 
 def test_no_tree_with_room_ends_the_walk(api, filling_cloud):

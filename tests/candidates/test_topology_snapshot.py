@@ -1,0 +1,287 @@
+"""The topology snapshot (candidates/sql/topology.py): it answers every sql/ function it
+stands in for exactly as the database does, the token moves with every committed change
+of the topology and with nothing else, and allocation candidates follow a change at once.
+
+(Every allocation-candidates scenario also runs with the snapshot: scenarios/conftest.py.)
+"""
+import uuid as uuidlib
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from candidates.sql import Scope, aggregates, links, summaries, topology, traits, trees
+from candidates.sql.names import ids_by_name
+from providers.models import ResourceProvider, Trait
+from tests.conftest import PlacementClient
+from tests.factories import allocate, make_consumer, make_provider
+
+SHARING = "MISC_SHARES_VIA_AGGREGATE"
+AGG_A, AGG_B = str(uuidlib.uuid4()), str(uuidlib.uuid4())
+
+
+def _cloud():
+    """Two trees created interleaved (ids of their providers alternate), a lone root, and
+    a sharing provider in an aggregate with one tree."""
+    cn1 = make_provider("cn1", inventory={"DISK_GB": 100}, traits=["HW_CPU_X86_AVX2"],
+                        aggregates=[AGG_A])
+    cn2 = make_provider("cn2", inventory={"DISK_GB": 100}, traits=["HW_CPU_X86_SSE2"])
+    numa1 = make_provider("numa1", parent=cn1, inventory={"VCPU": 4},
+                          traits=["HW_NUMA_ROOT", "CUSTOM_FOO"])
+    numa2 = make_provider("numa2", parent=cn2, inventory={"VCPU": 4}, traits=["HW_NUMA_ROOT"],
+                          aggregates=[AGG_B])
+    make_provider("fpga1", parent=numa1, inventory={"FPGA": 1}, traits=["CUSTOM_FOO"])
+    make_provider("fpga2", parent=numa2, inventory={"FPGA": 1})
+    make_provider("lone", inventory={"VCPU": 8, "MEMORY_MB": 1024}, aggregates=[AGG_B])
+    make_provider("ss", inventory={"DISK_GB": 1000}, traits=[SHARING],
+                  aggregates=[AGG_A, AGG_B])
+
+
+def _database_answer(function, *args, **kwargs):
+    """`function` (an sql/ function marked @answered_from_snapshot) run on the database."""
+    return function.__wrapped__(*args, **kwargs)
+
+
+@pytest.mark.django_db
+def test_the_snapshot_answers_as_the_database_does():
+    _cloud()
+    snapshot = topology.Snapshot.load()
+    roots = sorted(trees.root_ids())
+    every_id = [row[0] for row in _database_answer(trees.providers, Scope.everything())]
+    trait_ids = list(Trait.objects.filter(
+        name__in=["HW_CPU_X86_AVX2", "HW_NUMA_ROOT", "CUSTOM_FOO", SHARING, "STORAGE_DISK_SSD"]
+    ).values_list("id", flat=True))
+    aggregate_ids = list(snapshot.aggregate_ids.values())
+    scopes = [Scope.everything(), Scope.roots_between(roots[0], roots[1] + 1),
+              Scope.roots_between(roots[1], roots[-1] + 100), Scope.tree(roots[2]),
+              Scope.tree(every_id[-1] + 1000), Scope.trees([roots[0], roots[-1]]),
+              Scope.trees([]), Scope.providers(every_id[1::2] + [every_id[-1] + 1000]),
+              Scope.providers([])]
+
+    def same(name, *args, ordered=True, **kwargs):
+        function = {"providers": trees.providers, "provider_traits": traits.provider_traits,
+                    "provider_aggregates": aggregates.provider_aggregates,
+                    "provider_traits_and_aggregates": links.provider_traits_and_aggregates,
+                    "trait_names": summaries.trait_names, "uuids": summaries.uuids,
+                    "class_names": summaries.class_names,
+                    "sharing_anchor_roots": aggregates.sharing_anchor_roots,
+                    "root_ids": trees.root_ids, "ids_by_name": ids_by_name,
+                    "any_provider_has_parent": trees.any_provider_has_parent}[name]
+        expected = _database_answer(function, *args, **kwargs)
+        found = getattr(snapshot, name)(*args, **kwargs)
+        if not ordered:   # the SQL has no ORDER BY: compare as sets of rows
+            expected, found = _unordered(expected), _unordered(found)
+        assert found == expected, (name, args, kwargs)
+
+    for scope in scopes:
+        same("providers", scope)
+        same("trait_names", scope)
+        same("provider_traits", trait_ids, scope, ordered=False)
+        same("provider_aggregates", aggregate_ids, scope, ordered=False)
+        same("provider_traits_and_aggregates", trait_ids, aggregate_ids, scope, ordered=False)
+        # with names: the third list comes in provider and trait order
+        expected = _database_answer(links.provider_traits_and_aggregates, trait_ids[:2],
+                                    aggregate_ids, scope, trait_names=True)
+        found = snapshot.provider_traits_and_aggregates(trait_ids[:2], aggregate_ids, scope,
+                                                        trait_names=True)
+        assert _unordered(found[:2]) == _unordered(expected[:2])
+        assert found[2] == expected[2]
+        same("sharing_anchor_roots", snapshot.trait_holders[snapshot.trait_ids[SHARING]],
+             scope, ordered=False)
+    same("provider_traits", [], Scope.everything())
+    same("uuids", every_id[:3] + [every_id[-1] + 1000])
+    same("class_names", list(snapshot.class_name)[:5] + [10 ** 6])
+    same("root_ids", ordered=False)
+    same("any_provider_has_parent")
+    same("ids_by_name", classes={"VCPU", "CUSTOM_NONE"}, traits={"CUSTOM_FOO", "CUSTOM_NO"},
+         aggregates={AGG_A, str(uuidlib.uuid4())},
+         providers={_provider_uuid("numa2"), str(uuidlib.uuid4())},
+         sharing_trait=SHARING, every_class=False, root_bounds=True)
+    same("ids_by_name", classes=set(), traits=set(), aggregates=set(), providers=set(),
+         sharing_trait=SHARING, every_class=True, root_bounds=True)
+
+
+def _provider_uuid(name):
+    return ResourceProvider.objects.get(name=name).uuid
+
+
+def _unordered(value):
+    if isinstance(value, tuple):
+        return tuple(_unordered(part) for part in value)
+    return sorted(value)
+
+
+# --- the token ---------------------------------------------------------------------------
+#
+# Committed transactions: on PostgreSQL the token moves when the writing transaction
+# commits.
+
+def _token():
+    with connection.cursor() as cursor:
+        cursor.execute(topology.TOKEN_SQL)
+        return cursor.fetchone()[0]
+
+
+@pytest.fixture
+def committed_api(transactional_db):
+    topology.forget()
+    yield PlacementClient()
+    topology.forget()
+
+
+def _provider(api, name, parent=None):
+    body = {"name": name}
+    if parent:
+        body["parent_provider_uuid"] = parent
+    response = api.post("/resource_providers", body)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_every_change_of_the_topology_moves_the_token(committed_api):
+    api = committed_api
+    steps = []
+
+    def changes(what, call):
+        before = _token()
+        response = call()
+        assert response.status_code in (200, 201, 204), (what, response.content)
+        assert _token() != before, what
+        steps.append(what)
+        return response
+
+    root = changes("create a root", lambda: api.post("/resource_providers", {"name": "cn"}))
+    root = root.json()
+    child = changes("create a child", lambda: api.post(
+        "/resource_providers", {"name": "numa", "parent_provider_uuid": root["uuid"]})).json()
+    changes("create a trait", lambda: api.put("/traits/CUSTOM_GOLD"))
+    changes("create a resource class", lambda: api.post("/resource_classes",
+                                                        {"name": "CUSTOM_MAGIC"}))
+    changes("set traits", lambda: api.put(f"/resource_providers/{child['uuid']}/traits", {
+        "traits": ["CUSTOM_GOLD"], "resource_provider_generation": child["generation"]}))
+    changes("set aggregates", lambda: api.put(
+        f"/resource_providers/{root['uuid']}/aggregates",
+        {"aggregates": [AGG_A], "resource_provider_generation": root["generation"]}))
+    other = _provider(api, "cn2")
+    changes("reparent", lambda: api.put(f"/resource_providers/{child['uuid']}", {
+        "name": "numa", "parent_provider_uuid": other["uuid"]}))
+    changes("remove traits", lambda: api.delete(f"/resource_providers/{child['uuid']}/traits"))
+    changes("delete a provider", lambda: api.delete(f"/resource_providers/{child['uuid']}"))
+    changes("delete a trait", lambda: api.delete("/traits/CUSTOM_GOLD"))
+    changes("delete a resource class", lambda: api.delete("/resource_classes/CUSTOM_MAGIC"))
+    assert len(steps) == 11
+
+
+def test_claims_inventories_and_names_leave_the_token(committed_api):
+    api = committed_api
+    cn = _provider(api, "cn")
+    token = _token()
+    response = api.put(f"/resource_providers/{cn['uuid']}/inventories", {
+        "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
+    assert response.status_code == 200
+    consumer = str(uuidlib.uuid4())
+    response = api.put(f"/allocations/{consumer}", {
+        "allocations": {cn["uuid"]: {"resources": {"VCPU": 2}}},
+        "project_id": str(uuidlib.uuid4()), "user_id": str(uuidlib.uuid4()),
+        "consumer_generation": None, "consumer_type": "INSTANCE"})
+    assert response.status_code == 204, response.content
+    response = api.put(f"/resource_providers/{cn['uuid']}", {"name": "renamed"})
+    assert response.status_code == 200
+    assert _token() == token
+
+
+def test_a_rolled_back_change_leaves_the_token(committed_api):
+    _provider(committed_api, "cn")
+    token = _token()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        Trait.objects.create(name="CUSTOM_NEVER")
+        raise RuntimeError("roll back")
+    assert _token() == token
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="TRUNCATE is PostgreSQL's")
+def test_truncate_moves_the_token(committed_api):
+    _provider(committed_api, "cn")
+    token = _token()
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE resource_provider_aggregates")
+    assert _token() != token
+
+
+# --- candidates over the snapshot --------------------------------------------------------
+
+QUERY = "/allocation_candidates?resources=VCPU:1&required=CUSTOM_GOLD"
+
+
+TOPOLOGY_TABLES = ("resource_providers", "resource_provider_traits",
+                   "resource_provider_aggregates", "traits", "resource_classes",
+                   "placement_aggregates")
+
+
+def _topology_reads(api, path):
+    """The answer to GET path, and how many of its statements read a topology table."""
+    with CaptureQueriesContext(connection) as queries:
+        response = api.get(path)
+    assert response.status_code == 200, response.content
+    reads = [query["sql"] for query in queries.captured_queries
+             if set(TOPOLOGY_TABLES) & set(query["sql"].replace(",", " ").split())]
+    return response.json(), len(reads)
+
+
+def test_candidates_follow_a_change_of_the_topology_at_once(committed_api, settings):
+    settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
+    api = committed_api
+    api.put("/traits/CUSTOM_GOLD")
+    cn = _provider(api, "cn")
+    api.put(f"/resource_providers/{cn['uuid']}/inventories", {
+        "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
+    body, _ = _topology_reads(api, QUERY)   # loads the snapshot
+    assert body["allocation_requests"] == []
+    body, reads = _topology_reads(api, QUERY)
+    assert reads == 0   # the snapshot answered
+    assert body["allocation_requests"] == []
+
+    response = api.put(f"/resource_providers/{cn['uuid']}/traits", {
+        "traits": ["CUSTOM_GOLD"], "resource_provider_generation": 1})
+    assert response.status_code == 200
+    body, _ = _topology_reads(api, QUERY)
+    assert list(body["provider_summaries"]) == [cn["uuid"]]
+    assert body["provider_summaries"][cn["uuid"]]["traits"] == ["CUSTOM_GOLD"]
+
+    # a claim is no change of the topology: the snapshot stays, the usage is fresh
+    consumer = make_consumer()
+    allocate(consumer, ResourceProvider.objects.get(uuid=cn["uuid"]), VCPU=3)
+    body, reads = _topology_reads(api, QUERY)
+    assert reads == 0
+    assert body["provider_summaries"][cn["uuid"]]["resources"]["VCPU"]["used"] == 3
+
+    api.delete(f"/resource_providers/{cn['uuid']}/traits")
+    body, _ = _topology_reads(api, QUERY)
+    assert body["allocation_requests"] == []
+
+
+def test_until_the_token_settles_the_database_answers(committed_api, settings):
+    settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 3600
+    api = committed_api
+    api.put("/traits/CUSTOM_GOLD")
+    cn = _provider(api, "cn")
+    api.put(f"/resource_providers/{cn['uuid']}/inventories", {
+        "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
+    api.put(f"/resource_providers/{cn['uuid']}/traits", {
+        "traits": ["CUSTOM_GOLD"], "resource_provider_generation": 1})
+    for _ in range(2):
+        body, reads = _topology_reads(api, QUERY)
+        assert list(body["provider_summaries"]) == [cn["uuid"]]
+        assert reads >= 3   # names, providers, links ... read each time
+
+
+def test_inside_a_transaction_the_database_answers(committed_api, settings):
+    settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
+    _provider(committed_api, "cn")
+    with topology.in_use() as outside:
+        assert outside.snapshot is not None
+    with transaction.atomic():
+        # on PostgreSQL this transaction's own changes would not have moved the token yet
+        Trait.objects.create(name="CUSTOM_UNCOMMITTED")
+        with topology.in_use() as inside:
+            assert inside.snapshot is None
