@@ -20,6 +20,13 @@ def _rows(output):
     return rows
 
 
+@pytest.fixture(autouse=True)
+def settled_at_once(settings):
+    """No wait for the topology to settle (inside the test's transaction the snapshot is
+    not used anyway)."""
+    settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
+
+
 @pytest.mark.django_db
 def test_loads_both_shapes_and_prints_a_table():
     out = StringIO()

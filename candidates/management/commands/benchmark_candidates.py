@@ -20,7 +20,8 @@ Usage::
   After loading, planner statistics are refreshed (VACUUM ANALYZE).
 * Each canonical query of ../shared/perf/bench.py (flat and/or nested, with
   the ``--limits``: no limit, limit=1000 and limit=5 by default) is sent
-  ``--reps`` times after one warm-up, in-process through Django's test
+  ``--reps`` times after the warm-up (requests around a wait for the provider
+  topology to settle, candidates/sql/topology.py), in-process through Django's test
   client, or to a live server with ``--url`` (then nothing is loaded unless
   ``--load`` is given explicitly and the server uses the same database). A
   table of median / p95 / min latency in ms, the number of candidates and
@@ -51,6 +52,7 @@ import time
 import uuid as uuidlib
 from urllib.parse import urlparse
 
+from django.conf import settings
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.management.base import BaseCommand, CommandError
@@ -145,6 +147,7 @@ class Command(BaseCommand):
                                   f"{time.perf_counter() - started:.1f}s")
             else:
                 n = ResourceProvider.objects.filter(parent=None).count()
+            _settle_topology(send, QUERIES[name])
             for limit in wanted:
                 query = QUERIES[name] + ("" if limit == "none" else f"&limit={limit}")
                 status, found = send(query)
@@ -187,6 +190,18 @@ def _in_process():
         return response.status_code, len(body.get("allocation_requests", []))
 
     return send
+
+
+def _settle_topology(send, query):
+    """Time what a settled cloud answers: requests read the provider topology from each
+    process's snapshot once its token has been unchanged for
+    PLACEMENT_TOPOLOGY_SETTLE_SECONDS (candidates/sql/topology.py), and loading the data
+    has just changed it. A live server's workers each take one of the requests after
+    the wait (the same setting is assumed there)."""
+    send(query)
+    time.sleep(settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS)
+    for _ in range(8):
+        send(query, decode=False)
 
 
 def _statements(send, query):
