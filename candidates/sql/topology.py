@@ -21,8 +21,8 @@ When the snapshot is used (``in_use()``, around one engine evaluation):
 - Inside a transaction (an open atomic block) the snapshot is not used: on PostgreSQL the
   transaction's own uncommitted changes have not moved the token yet.
 - After a change, requests read from the database as before until the new token has
-  been seen for TOPOLOGY_SETTLE_SECONDS (setting PLACEMENT_TOPOLOGY_SETTLE_SECONDS);
-  then one request reads the snapshot anew. A cloud whose topology keeps changing
+  been seen for PLACEMENT_TOPOLOGY_SETTLE_SECONDS (settings.py: a second); then one
+  request reads the snapshot anew. A cloud whose topology keeps changing
   thus pays one read of the token per request, not a whole reload per change.
 
 Snapshot methods take and return exactly what the sql/ functions of the same name do
@@ -33,8 +33,8 @@ import contextvars
 import functools
 import threading
 import time
-import uuid as uuidlib
 from bisect import bisect_left
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connections
@@ -62,19 +62,17 @@ def answered_from_snapshot(function):
     return routed
 
 
-class in_use:
-    """Context manager: within it, the sql/ functions marked @answered_from_snapshot
-    read this process's snapshot of the topology when it is current (see the module
-    docstring), else the database. `entered.snapshot` tells which (None: the database)."""
-
-    def __enter__(self):
-        self.snapshot = _current_snapshot()
-        self._reset = _active.set(self.snapshot)
-        return self
-
-    def __exit__(self, *exc):
-        _active.reset(self._reset)
-        return False
+@contextmanager
+def in_use():
+    """Within it, the sql/ functions marked @answered_from_snapshot read this process's
+    snapshot of the topology when it is current (see the module docstring), else the
+    database. Yields the snapshot used (None: the database)."""
+    snapshot = _current_snapshot()
+    reset = _active.set(snapshot)
+    try:
+        yield snapshot
+    finally:
+        _active.reset(reset)
 
 
 class _Kept:
@@ -101,7 +99,7 @@ def _current_snapshot():
     rows = fetch(TOKEN_SQL)
     token = rows[0][0] if rows else None
     if token is None:
-        return None   # no write since the table was emptied: nothing to compare with
+        return None   # its row was deleted: nothing to compare with until the next change
     with _kept_lock:
         kept = _kept.get(alias)
         if kept is None:
@@ -315,8 +313,3 @@ def _index(links):
         members.setdefault(id_, []).append(rp)
     return ({rp: tuple(ids) for rp, ids in held.items()},
             {id_: sorted(rps) for id_, rps in members.items()})
-
-
-def new_token():
-    """A token no snapshot can hold yet."""
-    return str(uuidlib.uuid4())

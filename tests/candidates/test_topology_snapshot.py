@@ -278,10 +278,10 @@ def test_until_the_token_settles_the_database_answers(committed_api, settings):
 def test_inside_a_transaction_the_database_answers(committed_api, settings):
     settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
     _provider(committed_api, "cn")
-    with topology.in_use() as outside:
-        assert outside.snapshot is not None
+    with topology.in_use() as snapshot:
+        assert snapshot is not None
     with transaction.atomic():
         # on PostgreSQL this transaction's own changes would not have moved the token yet
         Trait.objects.create(name="CUSTOM_UNCOMMITTED")
-        with topology.in_use() as inside:
-            assert inside.snapshot is None
+        with topology.in_use() as snapshot:
+            assert snapshot is None
