@@ -32,7 +32,13 @@ from candidates.sql import Scope, aggregates as agg_sql, capacity, links, summar
 from candidates.sql import traits as trait_sql
 from candidates.sql import topology, trees
 
-FIRST_BATCH_ROOT_IDS = 64
+# The fewest root ids a limited walk's first batch spans. Measured at limit=5 (PostgreSQL,
+# in-process, topology from the snapshot / from the database): nested 1,000 trees with
+# their roots created first 3.7 / 5.5 ms at 64, 2.3 / 3.8 at 32, 1.9 / 3.0 at 16; trees
+# made by load.py (root ids spaced by the children) equal at all three; flat 1,000 after
+# bench.py's claims 1.9 / 3.4 at 64, 1.6 / 2.7 at 16, 4.2 / 6.8 at 8 (its first hosts are
+# full: a batch too small needs more).
+FIRST_BATCH_ROOT_IDS = 16
 
 
 @dataclass

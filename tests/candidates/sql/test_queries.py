@@ -249,6 +249,13 @@ def test_limit_looks_at_the_first_anchors_only(api, db):
                or "i.provider_id IN (SELECT value FROM json_each" in sql for sql in capacity_sql)
 
 
+@pytest.fixture
+def first_batch_64(monkeypatch):
+    """The batch tests below walk from a first batch of 64 root ids."""
+    monkeypatch.setattr(engine, "FIRST_BATCH_ROOT_IDS", 64)
+
+
+@pytest.mark.usefixtures("first_batch_64")
 def test_batches_name_providers_by_id_when_a_small_share():
     batches = list(engine._scopes(2, None, (1, 10000)))
     # 64, 128, ... root ids: by id while at most a tenth of the 10,000
@@ -265,6 +272,7 @@ def test_batches_name_providers_by_id_when_a_small_share():
     ({65: 65, 193: None}, [(1, 65), (65, 193)]),     # none skipped
     ({65: None}, [(1, 65)]),                         # no tree with room left
 ])
+@pytest.mark.usefixtures("first_batch_64")
 def test_batches_start_past_trees_without_room(rooms, batches):
     asked = []
 
@@ -285,6 +293,7 @@ def test_batches_start_past_trees_without_room(rooms, batches):
     # 1 from 100: the cap lies past half of what is left; the rest in one batch
     ([1], [(1, 101, True), (101, 10001, False)]),
 ])
+@pytest.mark.usefixtures("first_batch_64")
 def test_batches_follow_the_yield_so_far(yields, batches):
     found = iter(yields)
     walked = islice(engine._scopes(100, None, (1, 10000), None, lambda: next(found)), 3)
