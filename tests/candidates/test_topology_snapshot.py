@@ -228,22 +228,33 @@ def _topology_reads(api, path):
     return response.json(), len(reads)
 
 
+def _host(api):
+    """A provider with 8 VCPU (generation 1) and the trait CUSTOM_GOLD created."""
+    api.put("/traits/CUSTOM_GOLD")
+    cn = _provider(api, "cn")
+    response = api.put(f"/resource_providers/{cn['uuid']}/inventories", {
+        "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
+    assert response.status_code == 200
+    return cn
+
+
+def _gild(api, cn):
+    response = api.put(f"/resource_providers/{cn['uuid']}/traits", {
+        "traits": ["CUSTOM_GOLD"], "resource_provider_generation": 1})
+    assert response.status_code == 200
+
+
 def test_candidates_follow_a_change_of_the_topology_at_once(committed_api, settings):
     settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
     api = committed_api
-    api.put("/traits/CUSTOM_GOLD")
-    cn = _provider(api, "cn")
-    api.put(f"/resource_providers/{cn['uuid']}/inventories", {
-        "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
+    cn = _host(api)
     body, _ = _topology_reads(api, QUERY)   # loads the snapshot
     assert body["allocation_requests"] == []
     body, reads = _topology_reads(api, QUERY)
     assert reads == 0   # the snapshot answered
     assert body["allocation_requests"] == []
 
-    response = api.put(f"/resource_providers/{cn['uuid']}/traits", {
-        "traits": ["CUSTOM_GOLD"], "resource_provider_generation": 1})
-    assert response.status_code == 200
+    _gild(api, cn)
     body, _ = _topology_reads(api, QUERY)
     assert list(body["provider_summaries"]) == [cn["uuid"]]
     assert body["provider_summaries"][cn["uuid"]]["traits"] == ["CUSTOM_GOLD"]
@@ -263,12 +274,8 @@ def test_candidates_follow_a_change_of_the_topology_at_once(committed_api, setti
 def test_until_the_token_settles_the_database_answers(committed_api, settings):
     settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 3600
     api = committed_api
-    api.put("/traits/CUSTOM_GOLD")
-    cn = _provider(api, "cn")
-    api.put(f"/resource_providers/{cn['uuid']}/inventories", {
-        "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
-    api.put(f"/resource_providers/{cn['uuid']}/traits", {
-        "traits": ["CUSTOM_GOLD"], "resource_provider_generation": 1})
+    cn = _host(api)
+    _gild(api, cn)
     for _ in range(2):
         body, reads = _topology_reads(api, QUERY)
         assert list(body["provider_summaries"]) == [cn["uuid"]]
