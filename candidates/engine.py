@@ -9,7 +9,9 @@ Result (candidates + the data provider_summaries need). It
    named functions, each callable on its own;
 2. walks anchors (root providers) in ascending id order, in batches of
    root-id ranges that double in size; for each batch it loads the facts
-   with a constant number of set-based queries (sql/), computes every
+   with a constant number of set-based queries (sql/; what they ask of the
+   topology is answered by this process's snapshot of it when that is
+   current, sql/topology.py), computes every
    group's partial candidates (candidate_set.py) and combines them
    (combine.py), stopping as soon as it has the candidates it needs; a batch that
    comes up short sends the next one past the trees with no room for the request

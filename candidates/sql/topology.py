@@ -261,15 +261,9 @@ class Snapshot:
     def provider_traits_and_aggregates(self, trait_ids, aggregate_ids, scope,
                                        trait_names=False):
         """links.provider_traits_and_aggregates()."""
-        aggregates = self.provider_aggregates(aggregate_ids, scope)
-        if not trait_names:
-            return self.provider_traits(trait_ids, scope), aggregates
-        named = self.trait_names(scope)
-        wanted = set(trait_ids)
-        traits_of = self.traits_of
-        traits = [(row[0], trait) for row in self._rows_in(scope) if not scope.empty
-                  for trait in traits_of.get(row[0], ()) if trait in wanted]
-        return traits, aggregates, named
+        found = (self.provider_traits(trait_ids, scope),
+                 self.provider_aggregates(aggregate_ids, scope))
+        return found + (self.trait_names(scope),) if trait_names else found
 
     def trait_names(self, scope):
         """summaries.trait_names()."""
