@@ -166,8 +166,10 @@ logfile = {self.workdir}/pgbouncer.log
             conn.close()
 
     def wait_replayed(self):
-        """Until the standby has replayed everything the primary has written."""
-        target = self.query("primary", "SELECT pg_current_wal_lsn()::text")[0][0]
+        """Until the standby has replayed everything the primary has written. (The
+        cluster commits asynchronously: a commit's WAL may still sit in the primary's
+        buffers, past pg_current_wal_lsn(); the insert position includes it.)"""
+        target = self.query("primary", "SELECT pg_current_wal_insert_lsn()::text")[0][0]
         wait_for(lambda: self.query(
             "standby", "SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [target])[0][0])
 

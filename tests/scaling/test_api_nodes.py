@@ -119,3 +119,35 @@ def test_re_parenting_across_nodes_keeps_the_trees_exact(bouncer, nodes):
         in_tree = {rp["uuid"] for rp in body["resource_providers"]}
         assert status == 200 and expected | {root} <= in_tree
         assert len(in_tree) == 1 + 2 * len(expected)  # each child with its grandchild
+
+
+def test_a_topology_change_through_one_node_reaches_the_snapshots_of_the_other(bouncer,
+                                                                                nodes):
+    """Each worker answers candidates from its snapshot of the topology once settled; a
+    change made through another node moves the token, so the next answer after the
+    change has replayed shows it."""
+    writer, reader = nodes
+    host = make_provider(writer, "topology-host")
+    assert writer.call("PUT", "/traits/CUSTOM_TOPOLOGY")[0] == 201
+    query = "/allocation_candidates?resources=VCPU:1&required=CUSTOM_TOPOLOGY"
+
+    def found():
+        status, body = reader.call("GET", query)
+        assert status == 200, body
+        return set(body["provider_summaries"])
+
+    bouncer.wait_replayed()
+    assert found() == set()
+    time.sleep(1.1)   # the token settles: the reader's workers load their snapshots
+    for _ in range(6):
+        assert found() == set()
+    status, body = writer.call("PUT", f"/resource_providers/{host}/traits", {
+        "traits": ["CUSTOM_TOPOLOGY"], "resource_provider_generation": 1})
+    assert status == 200, body
+    bouncer.wait_replayed()
+    for _ in range(6):
+        assert found() == {host}
+    assert writer.call("DELETE", f"/resource_providers/{host}/traits")[0] == 204
+    bouncer.wait_replayed()
+    for _ in range(6):
+        assert found() == set()
