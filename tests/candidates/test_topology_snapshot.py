@@ -22,7 +22,7 @@ AGG_A, AGG_B = str(uuidlib.uuid4()), str(uuidlib.uuid4())
 
 def _cloud():
     """Two trees created interleaved (ids of their providers alternate), a lone root, and
-    a sharing provider in an aggregate with one tree."""
+    a sharing provider in aggregates with both trees and the lone root."""
     cn1 = make_provider("cn1", inventory={"DISK_GB": 100}, traits=["HW_CPU_X86_AVX2"],
                         aggregates=[AGG_A])
     cn2 = make_provider("cn2", inventory={"DISK_GB": 100}, traits=["HW_CPU_X86_SSE2"])
@@ -129,11 +129,8 @@ def committed_api(transactional_db):
     topology.forget()
 
 
-def _provider(api, name, parent=None):
-    body = {"name": name}
-    if parent:
-        body["parent_provider_uuid"] = parent
-    response = api.post("/resource_providers", body)
+def _provider(api, name):
+    response = api.post("/resource_providers", {"name": name})
     assert response.status_code == 200, response.content
     return response.json()
 
