@@ -5,6 +5,7 @@ of the topology and with nothing else, and allocation candidates follow a change
 (Every allocation-candidates scenario also runs with the snapshot: scenarios/conftest.py.)
 """
 import uuid as uuidlib
+from importlib import import_module
 
 import pytest
 from django.db import connection, transaction
@@ -210,9 +211,8 @@ def test_truncate_moves_the_token(committed_api):
 QUERY = "/allocation_candidates?resources=VCPU:1&required=CUSTOM_GOLD"
 
 
-TOPOLOGY_TABLES = ("resource_providers", "resource_provider_traits",
-                   "resource_provider_aggregates", "traits", "resource_classes",
-                   "placement_aggregates")
+# the tables whose changes move the token (migration providers 0006)
+TOPOLOGY_TABLES = import_module("providers.migrations.0006_topology_token").TOPOLOGY_TABLES
 
 
 def _topology_reads(api, path):
