@@ -28,13 +28,15 @@ TOPOLOGY_TABLES = {
     "resource_provider_aggregates": None,
 }
 
-PG_FUNCTION = """
+PG_NEW_TOKEN = """INSERT INTO topology_token (id, token)
+        VALUES (1, md5(random()::text || clock_timestamp()::text))
+        ON CONFLICT (id) DO UPDATE SET token = EXCLUDED.token"""
+
+PG_FUNCTION = f"""
 CREATE FUNCTION placement_topology_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF current_setting('placement.topology_changed', true) IS DISTINCT FROM 'yes' THEN
-        INSERT INTO topology_token (id, token)
-        VALUES (1, md5(random()::text || clock_timestamp()::text))
-        ON CONFLICT (id) DO UPDATE SET token = EXCLUDED.token;
+        {PG_NEW_TOKEN};
         PERFORM set_config('placement.topology_changed', 'yes', true);
     END IF;
     RETURN NULL;
@@ -44,8 +46,8 @@ SQLITE_NEW_TOKEN = ("INSERT OR REPLACE INTO topology_token (id, token)"
                     " VALUES (1, lower(hex(randomblob(16))))")
 
 
-def _changed(columns, old="OLD", new="NEW", distinct="IS DISTINCT FROM"):
-    return " OR ".join(f"{old}.{c} {distinct} {new}.{c}" for c in columns)
+def _changed(columns, distinct="IS DISTINCT FROM"):
+    return " OR ".join(f"OLD.{c} {distinct} NEW.{c}" for c in columns)
 
 
 def _postgresql(table, columns):
@@ -86,9 +88,7 @@ def create(apps, schema_editor):
     vendor = schema_editor.connection.vendor
     table = "CREATE TABLE topology_token (id integer PRIMARY KEY, token varchar(36) NOT NULL)"
     if vendor == "postgresql":
-        statements = [table, PG_FUNCTION,
-                      "INSERT INTO topology_token VALUES"
-                      " (1, md5(random()::text || clock_timestamp()::text))"]
+        statements = [table, PG_FUNCTION, PG_NEW_TOKEN]
         for name, columns in TOPOLOGY_TABLES.items():
             statements += _postgresql(name, columns)
     elif vendor == "sqlite":
@@ -107,7 +107,7 @@ def drop(apps, schema_editor):
         schema_editor.execute("DROP TABLE topology_token")
         schema_editor.execute("DROP FUNCTION placement_topology_changed() CASCADE")
         return
-    for name, _ in TOPOLOGY_TABLES.items():
+    for name in TOPOLOGY_TABLES:
         for event in ("insert", "delete", "update"):
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}_topology_{event}")
     schema_editor.execute("DROP TABLE topology_token")
