@@ -44,7 +44,7 @@ def database_from_url(url):
     # behind pgbouncer, which drops `options`, set it on the role (README, Production).
     options.setdefault("options", "-c jit=off")
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "placement_site.postgresql",   # Django's, checked without a round trip
         "NAME": unquote(parsed.path.lstrip("/")) or "placement",
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),

@@ -25,6 +25,7 @@ from urllib.parse import quote
 import psycopg2
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from placement_site import config
 from placement_site.api.policy import ENDPOINT_RULES
@@ -72,7 +73,7 @@ def server_database(workdir):
     """The URL of a database of the suite's engine for a server: a SQLite file in
     workdir, or a new PostgreSQL database on the suite's server, dropped afterwards."""
     suite = settings.DATABASES["default"]
-    if suite["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         yield f"sqlite:///{workdir}/db.sqlite3"
         return
     server = {"host": suite["HOST"] or None, "port": suite["PORT"] or None,
@@ -238,3 +239,32 @@ def test_a_bad_option_stops_the_start_with_one_line(tmp_path, text, message):
     assert "Traceback" not in stderr
     errors = [line for line in stderr.splitlines() if "configuration error" in line]
     assert len(errors) == 1 and message in errors[0], stderr
+
+
+def test_requests_go_on_when_postgresql_closed_the_kept_connections(live):
+    """The worker keeps its database connections ([placement_database] conn_max_age); when
+    the server closes them between requests (a restart, pg_terminate_backend), the next
+    requests open new ones instead of failing."""
+    if not live.database_url.startswith("postgresql:"):
+        pytest.skip("SQLite connections are not closed by a server")
+    for _ in range(3):
+        assert call("GET", "/resource_providers")[0] == 200
+    admin = psycopg2.connect(live.database_url)
+    admin.autocommit = True
+    others = ("FROM pg_stat_activity WHERE datname = current_database() "
+              "AND pid <> pg_backend_pid()")
+    with admin.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) {others}")
+        assert cursor.fetchone()[0] >= 1   # the worker's
+        cursor.execute(f"SELECT pg_terminate_backend(pid) {others}")
+        deadline = time.monotonic() + 10
+        while True:
+            cursor.execute(f"SELECT count(*) {others}")
+            if cursor.fetchone()[0] == 0:
+                break
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    admin.close()
+    for _ in range(3):
+        status, _, body = call("GET", "/resource_providers")
+        assert status == 200, body
