@@ -19,10 +19,9 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import jsonschema
-
 from candidates.candidate_set import GroupKind
 from placement_site import domain_errors as errors
+from placement_site import jsonschemas
 from placement_site.api.microversion import (
     ALL_CLASSES_IN_SUMMARIES,
     CANDIDATES_IN_TREE,
@@ -159,23 +158,19 @@ def query_schema(version):
 
 
 @lru_cache(maxsize=None)
-def _validator(version_key):
-    """A ready jsonschema validator for the query schema of one microversion (building
-    one and checking the schema on every request costs more than the validation)."""
-    schema = query_schema(Version(*version_key))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+def _query_schema(version_key):
+    """One query schema object per microversion (jsonschemas keeps its validator)."""
+    return query_schema(Version(*version_key))
 
 
-_FIRST_VALUE_VALIDATOR = jsonschema.validators.validator_for({})({
+_FIRST_VALUE_SCHEMA = {
     "properties": {"limit": {"type": "string", "pattern": LIMIT_PATTERN},
-                   "group_policy": {"type": "string", "enum": GROUP_POLICIES}}})
+                   "group_policy": {"type": "string", "enum": GROUP_POLICIES}}}
 
 
-def validate(validator, data):
-    """Same outcome and message as jsonschema.validate(): the best-matching error."""
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+def validate(schema, data):
+    """jsonschema validation with Placement's query-string message."""
+    error = jsonschemas.first_error(data, schema)
     if error is not None:
         raise InvalidQuery(f"{QUERY_PREFIX}{error}")
 
@@ -196,11 +191,11 @@ def _first_values(lists):
     limit = group_policy = None
     if "limit" in lists:
         first = lists["limit"][0]
-        validate(_FIRST_VALUE_VALIDATOR, {"limit": first})
+        validate(_FIRST_VALUE_SCHEMA, {"limit": first})
         limit = int(first)
     if "group_policy" in lists:
         first = lists["group_policy"][0]
-        validate(_FIRST_VALUE_VALIDATOR, {"group_policy": first})
+        validate(_FIRST_VALUE_SCHEMA, {"group_policy": first})
         group_policy = first
     return limit, group_policy
 
@@ -337,7 +332,7 @@ def parse_request(query, version):
     in allocation-candidates.md §3 order.
     """
     lists = _lists(query)
-    validate(_validator((version.major, version.minor)),
+    validate(_query_schema((version.major, version.minor)),
              {key: values[-1] for key, values in lists.items()})
     limit, group_policy = _first_values(lists)
     root = TraitQuery()

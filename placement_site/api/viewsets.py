@@ -18,6 +18,7 @@ from django.utils import timezone
 from rest_framework import viewsets
 from rest_framework.response import Response
 
+from placement_site import jsonschemas
 from placement_site.api import policy
 from placement_site.api.accept import accepts_json
 from placement_site.api.exceptions import (
@@ -234,10 +235,9 @@ def _uuid_format(value):
 
 def validate(data, schema, prefix):
     """jsonschema validation with Placement's 400 message prefix."""
-    try:
-        jsonschema.validate(data, schema, format_checker=_FORMAT_CHECKER)
-    except jsonschema.ValidationError as exc:
-        raise BadRequest(f"{prefix}{exc}")
+    error = jsonschemas.first_error(data, schema, _FORMAT_CHECKER)
+    if error is not None:
+        raise BadRequest(f"{prefix}{error}")
 
 
 def latest(*moments):

@@ -5,7 +5,7 @@ searches them), Python code the compiled forms.
 """
 import re
 
-import jsonschema
+from placement_site import jsonschemas
 
 CUSTOM_PREFIX = "CUSTOM_"
 MAX_NAME_LENGTH = 255
@@ -50,8 +50,5 @@ def custom_trait_name_problem(name):
 def custom_class_name_problem(name):
     """Placement's refusal of `name` as a new resource class (POST /resource_classes:
     its schema message, without jsonschema's account of the schema), or None."""
-    try:
-        jsonschema.validate(name, CUSTOM_NAME_SCHEMA)
-    except jsonschema.ValidationError as exc:
-        return f"JSON does not validate: {exc.message}"
-    return None
+    error = jsonschemas.first_error(name, CUSTOM_NAME_SCHEMA)
+    return None if error is None else f"JSON does not validate: {error.message}"

@@ -31,10 +31,10 @@ different allocations.
 """
 from dataclasses import dataclass, field
 
-import jsonschema
 from django.db import transaction
 
 from allocations.models import Allocation
+from placement_site import jsonschemas
 from placement_site.api.microversion import CONSUMER_TYPES, Version
 from placement_site.inprocess import PlacementClient
 from placement_site.jsonfile import read_json_file
@@ -216,11 +216,10 @@ def load_document(path):
 
 
 def validate_document(document):
-    try:
-        jsonschema.validate(document, DOCUMENT_SCHEMA)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(document)"
-        raise TreeError(f"Invalid tree document at {where}: {exc.message}")
+    error = jsonschemas.first_error(document, DOCUMENT_SCHEMA)
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(document)"
+        raise TreeError(f"Invalid tree document at {where}: {error.message}")
 
 
 @dataclass

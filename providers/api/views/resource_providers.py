@@ -1,10 +1,12 @@
 """/resource_providers and /resource_providers/{uuid} (resource-providers.md)."""
 import re
+from functools import lru_cache
 
 import jsonschema
 from django.utils import timezone
 from rest_framework.response import Response
 
+from placement_site import jsonschemas
 from placement_site.api.exceptions import BadRequest
 from placement_site.api.microversion import (
     CREATE_RETURNS_PROVIDER,
@@ -36,6 +38,7 @@ def _is_canonical_uuid(value):
             or re.fullmatch(rules.CANONICAL_UUID_REGEX, value) is not None)
 
 
+@lru_cache(maxsize=None)   # one object per version: jsonschemas keeps its validator
 def list_query_schema(version):
     """Query schema of GET /resource_providers at `version`."""
     properties = {
@@ -58,13 +61,10 @@ def list_query_refusal(params, version):
     at `version`, or None. Its str() is what the API's 400 message says after
     "Invalid query string parameters: "; `.message` is that text's first line
     (the operator UI shows it without the schema dump)."""
-    try:
-        jsonschema.validate(params, list_query_schema(version), format_checker=_QUERY_FORMATS)
-    except jsonschema.ValidationError as exc:
-        return exc
-    return None
+    return jsonschemas.first_error(params, list_query_schema(version), _QUERY_FORMATS)
 
 
+@lru_cache(maxsize=None)   # one object per version: jsonschemas keeps its validator
 def create_schema(version):
     properties = {
         "name": {"type": "string", "maxLength": 200},
@@ -76,6 +76,7 @@ def create_schema(version):
             "additionalProperties": False}
 
 
+@lru_cache(maxsize=None)   # one object per version: jsonschemas keeps its validator
 def update_schema(version):
     properties = {"name": {"type": "string", "maxLength": 200}}
     if version >= NESTED_PROVIDERS:
