@@ -64,6 +64,19 @@ def _allocation_requests(result, view):
     for allocations, mappings in result.candidates:
         # allocations are sorted by provider: first == last means one provider
         first = allocations[0][0][0] if allocations else None
+        if allocations and allocations[-1][0][0] == first and dict_allocations:
+            # the common shape (every flat cloud's), built in one go: one provider,
+            # and at most one group, which maps to it
+            uuid = uuids[first]
+            entry = {"allocations": {
+                uuid: resources(tuple([(key[1], n) for key, n in allocations]))[1]}}
+            if with_mappings:
+                if len(mappings) == 1 and mappings[0][1] == (first,):
+                    entry["mappings"] = {mappings[0][0]: [uuid]}
+                else:
+                    entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
+            yield entry
+            continue
         if allocations and allocations[-1][0][0] == first:
             per_provider = ((first, resources(tuple([(key[1], n) for key, n in allocations]))),)
         else:
@@ -75,17 +88,23 @@ def _allocation_requests(result, view):
                                       "resources": amounts}
                                      for rp, (amounts, _) in per_provider]}
         if with_mappings:
-            shown = {}
-            for suffix, rps in mappings:
-                if len(rps) == 1:
-                    shown[suffix] = [uuids[rps[0]]]
-                    continue
-                names = uuid_lists.get(rps)
-                if names is None:
-                    names = uuid_lists[rps] = [uuids[rp] for rp in rps]
-                shown[suffix] = names
-            entry["mappings"] = shown
+            entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
         yield entry
+
+
+def _mappings(mappings, uuids, uuid_lists):
+    """{suffix: [uuid, ...]} of a candidate's mappings; uuid_lists keeps the lists of
+    several providers already made."""
+    shown = {}
+    for suffix, rps in mappings:
+        if len(rps) == 1:
+            shown[suffix] = [uuids[rps[0]]]
+            continue
+        names = uuid_lists.get(rps)
+        if names is None:
+            names = uuid_lists[rps] = [uuids[rp] for rp in rps]
+        shown[suffix] = names
+    return shown
 
 
 def _per_provider(allocations, resources):

@@ -7,6 +7,8 @@ import orjson
 import pytest
 
 from candidates import present
+from candidates.engine import Result
+from candidates.request import ResponseView
 from tests.factories import make_provider
 
 
@@ -40,3 +42,52 @@ def test_any_slice_size_gives_the_same_body(cloud, make_api, monkeypatch, versio
 def test_an_empty_answer(cloud, make_api, monkeypatch):
     body = _body(make_api, "1.39", "resources=VCPU:100", 2, monkeypatch)
     assert json.loads(body) == {"allocation_requests": [], "provider_summaries": {}}
+
+
+# Candidates on one provider take a shorter path through present._allocation_requests.
+ONE_PROVIDER_CANDIDATES = [
+    # one group on it
+    ((((1, 10), 2), ((1, 11), 512)), (("", (1,)),)),
+    # two groups on it
+    ((((1, 10), 2), ((1, 11), 512)), (("", (1,)), ("_B", (1,)))),
+    # a resourceless group that maps another provider
+    ((((2, 10), 2),), (("_NET", (3,)), ("", (2,)))),
+    # two providers, for contrast
+    ((((1, 10), 1), ((2, 11), 256)), (("", (1, 2)),)),
+]
+
+
+@pytest.mark.parametrize("mappings", [True, False])
+def test_candidates_on_one_provider_render_as_any_other(mappings):
+    result = present_result(ONE_PROVIDER_CANDIDATES)
+    view = ResponseView(mappings=mappings)
+    rendered = present.render(result, view)["allocation_requests"]
+    expected = [
+        {"allocations": {"u1": {"resources": {"VCPU": 2, "MEMORY_MB": 512}}},
+         "mappings": {"": ["u1"]}},
+        {"allocations": {"u1": {"resources": {"VCPU": 2, "MEMORY_MB": 512}}},
+         "mappings": {"": ["u1"], "_B": ["u1"]}},
+        {"allocations": {"u2": {"resources": {"VCPU": 2}}},
+         "mappings": {"_NET": ["u3"], "": ["u2"]}},
+        {"allocations": {"u1": {"resources": {"VCPU": 1}},
+                         "u2": {"resources": {"MEMORY_MB": 256}}},
+         "mappings": {"": ["u1", "u2"]}},
+    ]
+    if not mappings:
+        for entry in expected:
+            del entry["mappings"]
+    assert rendered == expected
+    assert [list(entry) for entry in rendered] == [list(entry) for entry in expected]
+
+
+def test_candidates_on_one_provider_in_list_form():
+    result = present_result(ONE_PROVIDER_CANDIDATES[:1])
+    view = ResponseView(dict_allocations=False, mappings=False)
+    assert present.render(result, view)["allocation_requests"] == [
+        {"allocations": [{"resource_provider": {"uuid": "u1"},
+                          "resources": {"VCPU": 2, "MEMORY_MB": 512}}]}]
+
+
+def present_result(candidates):
+    return Result(candidates=candidates, uuids={1: "u1", 2: "u2", 3: "u3"},
+                  class_names={10: "VCPU", 11: "MEMORY_MB"})
