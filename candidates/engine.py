@@ -600,7 +600,8 @@ def _add_positions(facts, scopes, provider_rows, positions):
             for rps in facts.fits.values():
                 mentioned.update(rps)
             if len(mentioned) <= LOOKUP_BY_ID_UP_TO:
-                rows = trees.providers(Scope.providers(sorted(mentioned)), positions)
+                scope = Scope.providers(sorted(mentioned))
+                rows = trees.providers(scope, positions)
             else:
                 rows = facts.every_provider = facts.tree_rows = trees.providers(
                     scope, positions)
@@ -608,10 +609,10 @@ def _add_positions(facts, scopes, provider_rows, positions):
             rows = trees.providers(scope, positions)
             if index == 0:   # every provider of the batch's trees
                 facts.tree_rows = rows
-        for rp, _, _, root_id, tree, lft, rght in rows:
-            root[rp] = root_id
-            if positions:
-                position[rp] = (tree, lft, rght)
+        roots, positions_ = trees.tree_index(scope, rows, positions)   # rows of scope
+        root.update(roots)
+        if positions:
+            position.update(positions_)
 
 
 def _add_rows(target, rows):

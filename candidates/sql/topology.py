@@ -169,6 +169,10 @@ class Snapshot:
         self.traits_of, self.trait_holders = _index(provider_traits)
         self.aggregates_of, self.aggregate_members = _index(provider_aggregates)
         self.has_parent = any(row[2] is not None for row in self.rows)
+        # What the whole-database scope asks of every request, made once (a benign race:
+        # two threads may both make one; either is right).
+        self._index_of_all = None
+        self._trait_names_of_all = None
 
     # --- scopes (candidates.sql.Scope) ---------------------------------------------------
 
@@ -242,6 +246,16 @@ class Snapshot:
             return []
         return self._rows_in(scope)
 
+    def tree_index(self, scope, rows, positions=True):
+        """trees.tree_index(); the positions come along even when not asked for. The
+        index of every provider is made once: callers read it, never change it."""
+        if scope.kind != "all":
+            return ({row[0]: row[3] for row in rows}, {row[0]: row[4:] for row in rows})
+        if self._index_of_all is None:
+            self._index_of_all = ({row[0]: row[3] for row in self.rows},
+                                  {row[0]: row[4:] for row in self.rows})
+        return self._index_of_all
+
     def any_provider_has_parent(self):
         """trees.any_provider_has_parent()."""
         return self.has_parent
@@ -266,12 +280,18 @@ class Snapshot:
         return found + (self.trait_names(scope),) if trait_names else found
 
     def trait_names(self, scope):
-        """summaries.trait_names()."""
+        """summaries.trait_names(); those of every provider are listed once: callers read
+        the list, never change it."""
         if scope.empty:
             return []
+        if scope.kind == "all" and self._trait_names_of_all is not None:
+            return self._trait_names_of_all
         traits_of, name = self.traits_of, self.trait_name
-        return [(row[0], name[trait]) for row in self._rows_in(scope)
-                for trait in traits_of.get(row[0], ())]
+        found = [(row[0], name[trait]) for row in self._rows_in(scope)
+                 for trait in traits_of.get(row[0], ())]
+        if scope.kind == "all":
+            self._trait_names_of_all = found
+        return found
 
     def uuids(self, ids):
         """summaries.uuids()."""

@@ -44,6 +44,18 @@ def providers(scope, positions=True):
     """, params)
 
 
+@answered_from_snapshot
+def tree_index(scope, rows, positions=True):
+    """({rp: root id}, {rp: (tree_id, lft, rght)}) of `rows`, the providers(scope) rows:
+    what the engine looks up provider by provider. No SQL; it is here because a snapshot
+    keeps the index of its whole database rather than making it anew for each request
+    (7,000 providers of 1,000 nested trees: a millisecond). positions=False: the second
+    dict is empty.
+    """
+    roots = {row[0]: row[3] for row in rows}
+    return roots, ({row[0]: row[4:] for row in rows} if positions else {})
+
+
 def root_count():
     """Number of provider trees.
 

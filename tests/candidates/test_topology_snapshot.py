@@ -67,6 +67,7 @@ def test_the_snapshot_answers_as_the_database_does():
                     "class_names": summaries.class_names,
                     "sharing_anchor_roots": aggregates.sharing_anchor_roots,
                     "root_ids": trees.root_ids, "ids_by_name": ids_by_name,
+                    "tree_index": trees.tree_index,
                     "any_provider_has_parent": trees.any_provider_has_parent}[name]
         expected = _database_answer(function, *args, **kwargs)
         found = getattr(snapshot, name)(*args, **kwargs)
@@ -77,6 +78,12 @@ def test_the_snapshot_answers_as_the_database_does():
     for scope in scopes:
         same("providers", scope)
         same("trait_names", scope)
+        same("trait_names", scope)   # the whole database's: kept from the first call
+        rows = _database_answer(trees.providers, scope)
+        same("tree_index", scope, rows)
+        same("tree_index", scope, rows)
+        roots, positions = snapshot.tree_index(scope, rows, positions=False)
+        assert roots == _database_answer(trees.tree_index, scope, rows, positions=False)[0]
         same("provider_traits", trait_ids, scope, ordered=False)
         same("provider_aggregates", aggregate_ids, scope, ordered=False)
         same("provider_traits_and_aggregates", trait_ids, aggregate_ids, scope, ordered=False)
