@@ -2,7 +2,8 @@
 
 Pure code (no database): ``parse_request(query, version)`` takes the query
 (a Django QueryDict or any mapping of key -> list of values, in query-string
-order) and the request's microversion and returns a ParsedRequest:
+order) and the request's microversion and returns a ParsedRequest
+(``parse_query_string`` does the same for a raw query string, and remembers):
 
 * ``query``: a frozen CandidateQuery the engine evaluates. It never carries
   the microversion; the few behaviours that depend on it are flags
@@ -18,6 +19,8 @@ come from providers.query_params (shared with GET /resource_providers).
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+from django.http import QueryDict
 
 from candidates.candidate_set import GroupKind
 from placement_site import domain_errors as errors
@@ -322,7 +325,16 @@ def _check_groups(groups, same_subtree, group_policy, version):
                          'than one "resources{N}" parameter.')
 
 
-# --- entry point -------------------------------------------------------------------------
+# --- entry points ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def parse_query_string(query_string, version):
+    """parse_request() of a WSGI QUERY_STRING (its bytes as latin-1, PEP 3333; decoded as
+    Django decodes request.GET), remembered: a scheduler asks the same few queries (one
+    per flavor) over and over, and a ParsedRequest is immutable. A refused query raises
+    each time (nothing is remembered of it)."""
+    return parse_request(QueryDict(query_string.encode("iso-8859-1")), version)
 
 
 def parse_request(query, version):
