@@ -122,6 +122,13 @@ def _current_snapshot():
     return snapshot if snapshot.token == token else None
 
 
+def tree_index_of(rows, positions=True):
+    """({rp: root id}, {rp: (tree_id, lft, rght)}) of trees.providers rows (the second
+    dict empty without positions): trees.tree_index(), and the snapshot's."""
+    return ({row[0]: row[3] for row in rows},
+            {row[0]: row[4:] for row in rows} if positions else {})
+
+
 def forget():
     """Drop every snapshot this process keeps (tests)."""
     with _kept_lock:
@@ -250,10 +257,9 @@ class Snapshot:
         """trees.tree_index(); the positions come along even when not asked for. The
         index of every provider is made once: callers read it, never change it."""
         if scope.kind != "all":
-            return ({row[0]: row[3] for row in rows}, {row[0]: row[4:] for row in rows})
+            return tree_index_of(rows)
         if self._index_of_all is None:
-            self._index_of_all = ({row[0]: row[3] for row in self.rows},
-                                  {row[0]: row[4:] for row in self.rows})
+            self._index_of_all = tree_index_of(self.rows)
         return self._index_of_all
 
     def any_provider_has_parent(self):

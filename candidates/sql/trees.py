@@ -1,6 +1,6 @@
 """Facts about the provider forest as a whole."""
 from candidates.sql import fetch, in_ids
-from candidates.sql.topology import answered_from_snapshot
+from candidates.sql.topology import answered_from_snapshot, tree_index_of
 
 
 @answered_from_snapshot
@@ -52,8 +52,7 @@ def tree_index(scope, rows, positions=True):
     (7,000 providers of 1,000 nested trees: a millisecond). positions=False: the second
     dict is empty.
     """
-    roots = {row[0]: row[3] for row in rows}
-    return roots, ({row[0]: row[4:] for row in rows} if positions else {})
+    return tree_index_of(rows, positions)
 
 
 def root_count():
