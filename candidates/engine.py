@@ -81,9 +81,22 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     (after limit and randomisation), as if the answer were cut to it (§4.7); the UI's
     pages. Raises InvalidQuery for unknown resource classes or traits (when reached).
     """
+    args = (query, whole_trees, all_classes, with_traits, randomize, max_candidates,
+            breadth_first, window)
+    with topology.optimistic_use() as use:
+        if use is not None:
+            # the settled snapshot, its token read along with the first inventories
+            try:
+                result = _find(*args)
+            except InvalidQuery:
+                if use.current():
+                    raise
+            else:
+                if use.current():
+                    return result
+    # no settled snapshot, or it was not current: read the token first
     with topology.in_use():
-        return _find(query, whole_trees, all_classes, with_traits, randomize, max_candidates,
-                     breadth_first, window)
+        return _find(*args)
 
 
 def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidates,

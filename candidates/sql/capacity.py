@@ -4,7 +4,7 @@ from django.db.models import Case, Count, F, FloatField, IntegerField, Value, Wh
 from django.db.models.functions import Cast
 
 from candidates.candidate_set import misfit
-from candidates.sql import fetch
+from candidates.sql import fetch, topology
 from placement_site.db_routing import read_alias
 from providers.models import Inventory
 from providers.querysets import capacity_expression, with_usage
@@ -103,9 +103,16 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
     sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
     if not sql:
         return []
-    if _grouped_by_database():
-        return [(row[:-1], row[-1]) for row in fetch(_GROUPED.format(rows=sql), params)]
-    return grouped(fetch(sql, params))
+    if not _grouped_by_database():
+        return grouped(fetch(sql, params))
+    sql = _GROUPED.format(rows=sql)
+    if not topology.token_wanted():
+        return [(row[:-1], row[-1]) for row in fetch(sql, params)]
+    # A request answering from a snapshot not yet confirmed: the token comes along, saving
+    # a round trip (SQLite has none to save: the token is read on its own there).
+    rows = fetch(topology.TOKEN_COLUMN.format(sql=sql), params)
+    topology.token_read(rows[0][-1] if rows else None)
+    return [(row[:-2], row[-2]) for row in rows]
 
 
 def _grouped_by_database():

@@ -24,6 +24,12 @@ When the snapshot is used (``in_use()``, around one engine evaluation):
   been seen for PLACEMENT_TOPOLOGY_SETTLE_SECONDS (settings.py: a second); then one
   request reads the snapshot anew. A cloud whose topology keeps changing
   thus pays one read of the token per request, not a whole reload per change.
+- optimistic_use() spares a settled process that read of the token: the request answers
+  from the snapshot and reads the token with its first inventories statement (or at its
+  end), and the caller keeps the answer only if that token is the snapshot's; else it
+  answers again the careful way. The answer kept still reflects every change committed
+  before its statement ran; a process that finds its snapshot stale goes the careful
+  way until its new snapshot is loaded.
 
 Snapshot methods take and return exactly what the sql/ functions of the same name do
 (rows in the same order), so the engine cannot tell them apart;
@@ -45,6 +51,7 @@ from placement_site.db_routing import read_alias
 TOKEN_SQL = "SELECT token FROM topology_token WHERE id = 1"
 
 _active = contextvars.ContextVar("topology_snapshot", default=None)
+_unconfirmed = contextvars.ContextVar("topology_unconfirmed", default=None)
 
 
 def answered_from_snapshot(function):
@@ -75,6 +82,66 @@ def in_use():
         _active.reset(reset)
 
 
+class OptimisticUse:
+    """A snapshot used before its token was read: current() says, once the work is done,
+    whether the snapshot was current."""
+
+    def __init__(self, snapshot, alias):
+        self.snapshot = snapshot
+        self.alias = alias
+        self.token = None   # the token read with a statement, once one read it
+
+    def current(self):
+        """Was the snapshot current? Reads the token unless a statement read it along."""
+        if self.token is None:
+            rows = fetch(TOKEN_SQL)
+            self.token = rows[0][0] if rows else None
+        if self.token == self.snapshot.token:
+            return True
+        _seen(self.alias, self.token)
+        return False
+
+
+@contextmanager
+def optimistic_use():
+    """Yields an OptimisticUse when this process's snapshot is settled (the last token it
+    saw is the snapshot's, outside a transaction), None otherwise (use in_use()). Within
+    it the sql/ functions read the snapshot, and token_wanted() asks the first inventories
+    statement to read the token along (token_read())."""
+    alias = read_alias()
+    kept = _kept.get(alias)
+    snapshot = kept.snapshot if kept is not None else None
+    if (snapshot is None or kept.seen_token != snapshot.token
+            or connections[alias].in_atomic_block):
+        yield None
+        return
+    use = OptimisticUse(snapshot, alias)
+    reset, reset_use = _active.set(snapshot), _unconfirmed.set(use)
+    try:
+        yield use
+    finally:
+        _unconfirmed.reset(reset_use)
+        _active.reset(reset)
+
+
+def token_wanted():
+    """Should the statement about to run read the token along (TOKEN_COLUMN)?"""
+    use = _unconfirmed.get()
+    return use is not None and use.token is None
+
+
+def token_read(token):
+    """The token a statement read along (None: it returned no row to carry it)."""
+    use = _unconfirmed.get()
+    if use is not None and token is not None:
+        use.token = token
+
+
+# A statement's rows with the token as one more column (the same statement snapshot).
+TOKEN_COLUMN = ("SELECT t.*, (SELECT token FROM topology_token WHERE id = 1)"
+                " FROM ({sql}) t")
+
+
 class _Kept:
     """The snapshot of one database alias, and the token seen last and since when."""
 
@@ -100,16 +167,11 @@ def _current_snapshot():
     token = rows[0][0] if rows else None
     if token is None:
         return None   # its row was deleted: nothing to compare with until the next change
-    with _kept_lock:
-        kept = _kept.get(alias)
-        if kept is None:
-            kept = _kept[alias] = _Kept()
+    now = time.monotonic()
+    kept = _seen(alias, token, now)
     snapshot = kept.snapshot
     if snapshot is not None and snapshot.token == token:
         return snapshot
-    now = time.monotonic()
-    if kept.seen_token != token:
-        kept.seen_token, kept.seen_since = token, now
     if now - kept.seen_since < settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS:
         return None
     if not kept.loading.acquire(blocking=False):
@@ -120,6 +182,18 @@ def _current_snapshot():
     finally:
         kept.loading.release()
     return snapshot if snapshot.token == token else None
+
+
+def _seen(alias, token, now=None):
+    """Note the token read last for alias (and since when, if it is new); returns the
+    alias's _Kept."""
+    with _kept_lock:
+        kept = _kept.get(alias)
+        if kept is None:
+            kept = _kept[alias] = _Kept()
+    if kept.seen_token != token:
+        kept.seen_token, kept.seen_since = token, time.monotonic() if now is None else now
+    return kept
 
 
 def tree_index_of(rows, positions=True):
