@@ -64,21 +64,21 @@ def _allocation_requests(result, view):
     for allocations, mappings in result.candidates:
         # allocations are sorted by provider: first == last means one provider
         first = allocations[0][0][0] if allocations else None
-        if allocations and allocations[-1][0][0] == first and dict_allocations:
-            # the common shape (every flat cloud's), built in one go: one provider,
-            # and at most one group, which maps to it
-            uuid = uuids[first]
-            entry = {"allocations": {
-                uuid: resources(tuple([(key[1], n) for key, n in allocations]))[1]}}
-            if with_mappings:
-                if len(mappings) == 1 and mappings[0][1] == (first,):
-                    entry["mappings"] = {mappings[0][0]: [uuid]}
-                else:
-                    entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
-            yield entry
-            continue
         if allocations and allocations[-1][0][0] == first:
-            per_provider = ((first, resources(tuple([(key[1], n) for key, n in allocations]))),)
+            own = resources(tuple([(key[1], n) for key, n in allocations]))
+            if dict_allocations:
+                # the common shape (every flat cloud's), built in one go: one provider,
+                # and at most one group, which maps to it
+                uuid = uuids[first]
+                entry = {"allocations": {uuid: own[1]}}
+                if with_mappings:
+                    if len(mappings) == 1 and mappings[0][1] == (first,):
+                        entry["mappings"] = {mappings[0][0]: [uuid]}
+                    else:
+                        entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
+                yield entry
+                continue
+            per_provider = ((first, own),)
         else:
             per_provider = _per_provider(allocations, resources)
         if dict_allocations:

@@ -50,6 +50,12 @@ from placement_site.db_routing import read_alias
 
 TOKEN_SQL = "SELECT token FROM topology_token WHERE id = 1"
 
+
+def read_token():
+    """The current token (None if its row was deleted)."""
+    rows = fetch(TOKEN_SQL)
+    return rows[0][0] if rows else None
+
 _active = contextvars.ContextVar("topology_snapshot", default=None)
 _unconfirmed = contextvars.ContextVar("topology_unconfirmed", default=None)
 
@@ -94,8 +100,7 @@ class OptimisticUse:
     def current(self):
         """Was the snapshot current? Reads the token unless a statement read it along."""
         if self.token is None:
-            rows = fetch(TOKEN_SQL)
-            self.token = rows[0][0] if rows else None
+            self.token = read_token()
         if self.token == self.snapshot.token:
             return True
         _seen(self.alias, self.token)
@@ -163,8 +168,7 @@ def _current_snapshot():
     connection = connections[alias]
     if connection.in_atomic_block:
         return None
-    rows = fetch(TOKEN_SQL)
-    token = rows[0][0] if rows else None
+    token = read_token()
     if token is None:
         return None   # its row was deleted: nothing to compare with until the next change
     now = time.monotonic()
@@ -216,8 +220,7 @@ class Snapshot:
     def load(cls):
         """Read the token, then every table (the token first: a change committed in
         between makes the snapshot look older than it is, never newer)."""
-        rows = fetch(TOKEN_SQL)
-        token = rows[0][0] if rows else None
+        token = read_token()
         return cls(
             token,
             classes=fetch("SELECT id, name FROM resource_classes"),
