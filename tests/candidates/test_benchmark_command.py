@@ -76,3 +76,37 @@ def test_several_counts_need_wipe():
 def test_limits_are_checked():
     with pytest.raises(CommandError, match="--limits"):
         call_command("benchmark_candidates", limits="none,five", stdout=StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_live_servers_side_by_side(live_server):
+    call_command("benchmark_candidates", shape="flat", count=3, limits="none", reps=1,
+                 wipe=True, stdout=StringIO())
+    out = StringIO()
+    call_command("benchmark_candidates", shape="flat", limits="none,2", reps=3,
+                 url=live_server.url, vs=live_server.url, stdout=out)
+    output = out.getvalue()
+    assert _rows(output) == {("flat", 3, "no-limit"): ("3", "-"),
+                             ("flat", 3, "limit=2"): ("2", "-")}
+    paired = [line for line in output.splitlines() if line.startswith("paired ")]
+    assert [line.split(":")[0] for line in paired] == [
+        "paired flat 3 no limit", "paired flat 3 limit=2"]
+    for line in paired:
+        ratio = float(line.rsplit(" ", 1)[1])
+        assert ratio > 0
+        assert f"{live_server.url} " in line and " ms, " in line
+
+
+@pytest.mark.django_db(transaction=True)
+def test_servers_that_answer_otherwise_are_not_compared(live_server):
+    call_command("benchmark_candidates", shape="flat", count=2, limits="none", reps=1,
+                 wipe=True, stdout=StringIO())
+    with pytest.raises(CommandError, match="HTTP 404"):
+        call_command("benchmark_candidates", shape="flat", limits="none", reps=1,
+                     url=live_server.url, vs=live_server.url + "/elsewhere",
+                     stdout=StringIO())
+
+
+def test_vs_needs_url():
+    with pytest.raises(CommandError, match="--url"):
+        call_command("benchmark_candidates", vs="http://127.0.0.1:1", stdout=StringIO())

@@ -4,7 +4,7 @@ Usage::
 
     python manage.py benchmark_candidates [--shape flat|nested|both] [--count 1000 ...]
         [--limits none,1000,5] [--suite] [--memory] [--reps 20] [--load/--no-load]
-        [--wipe] [--url http://127.0.0.1:8000]
+        [--wipe] [--url http://127.0.0.1:8000 [--vs http://127.0.0.1:8001]]
 
 * ``--load`` (default) bulk-creates the data in the configured database
   (DATABASE_URL) through the models, the same shapes as
@@ -26,6 +26,12 @@ Usage::
   ``--load`` is given explicitly and the server uses the same database). A
   table of median / p95 / min latency in ms, the number of candidates and
   (in-process) the number of SQL statements of one request is printed.
+* ``--vs URL`` (with ``--url``): a paired comparison of two live servers on the same
+  data (two builds, or ours and Placement). Each repetition asks both, the order
+  alternating, and a line per query gives both medians and the median of the
+  repetitions' ratios (vs / url): on a shared machine, whose load moves single medians
+  by a fifth from one run to the next, the ratio of requests made side by side holds
+  still. Both servers must give the same number of candidates.
 * ``--suite``: the figures issue 17 asks for, in one run: flat and nested at
   1,000 and 10,000 (every limit) and flat at 50,000 with ``limit=5``
   (needs ``--wipe``; it replaces ``--shape``, ``--count`` and ``--limits``).
@@ -108,12 +114,17 @@ class Command(BaseCommand):
                             help="measure resident memory around one no-limit request")
         parser.add_argument("--reps", type=int, default=20)
         parser.add_argument("--url", default=None)
+        parser.add_argument("--vs", default=None, metavar="URL",
+                            help="with --url: time another live server alongside it, "
+                                 "request for request")
         parser.add_argument("--load", dest="load", action="store_true", default=None)
         parser.add_argument("--no-load", dest="load", action="store_false")
         parser.add_argument("--wipe", action="store_true")
 
     def handle(self, *args, shape, count, limits, suite, memory, reps, url, load, wipe,
-               **options):
+               vs=None, **options):
+        if vs and not url:
+            raise CommandError("--vs compares two live servers: give --url too")
         if isinstance(count, int):   # call_command(count=4)
             count = [count]
         if suite:
@@ -133,7 +144,8 @@ class Command(BaseCommand):
         if memory and url:
             raise CommandError("--memory measures this process: not with --url")
         send = _live(url) if url else _in_process()
-        rows, memory_rows = [], []
+        other = _live(vs) if vs else None
+        rows, memory_rows, paired_rows = [], [], []
         for name, n, wanted in plan:
             if load:
                 if wipe:
@@ -148,20 +160,25 @@ class Command(BaseCommand):
             else:
                 n = ResourceProvider.objects.filter(parent=None).count()
             _settle_topology(send, QUERIES[name])
+            if other:
+                _settle_topology(other, QUERIES[name])
             for limit in wanted:
                 query = QUERIES[name] + ("" if limit == "none" else f"&limit={limit}")
+                label = "no limit" if limit == "none" else f"limit={limit}"
                 status, found = send(query)
                 if status != 200:
                     raise CommandError(f"{query}: HTTP {status}")
+                if other:
+                    _same_answer(other, vs, query, found, url)
                 statements = "-" if url else _statements(send, query)
-                times = []
-                for _ in range(reps):
-                    started = time.perf_counter()
-                    send(query, decode=False)
-                    times.append((time.perf_counter() - started) * 1000)
+                times, other_times = _timed(send, other, query, reps)
+                if other:
+                    paired_rows.append((name, n, label, statistics.median(times),
+                                        statistics.median(other_times),
+                                        statistics.median(b / a for a, b in
+                                                          zip(times, other_times))))
                 times.sort()
                 p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-                label = "no limit" if limit == "none" else f"limit={limit}"
                 rows.append((name, n, label, found, statements, statistics.median(times), p95,
                              times[0]))
                 if memory and limit == "none":
@@ -172,10 +189,37 @@ class Command(BaseCommand):
         for name, n, label, found, statements, median, p95, fastest in rows:
             self.stdout.write(f"{name:8} {n:>6} {label:12} {found:>6} {statements:>5} "
                               f"{median:8.1f} {p95:8.1f} {fastest:8.1f}")
+        for name, n, label, median, other_median, ratio in paired_rows:
+            self.stdout.write(f"paired {name} {n} {label}: {url} {median:.1f} ms, {vs} "
+                              f"{other_median:.1f} ms, median ratio (vs / url) {ratio:.3f}")
         for name, n, size, peak, held, held_after_many in memory_rows:
             self.stdout.write(f"memory {name} {n} no limit: response {size / 1e6:.1f} MB, "
                               f"resident memory peak +{_mb(peak)}, held after +{_mb(held)}, "
                               f"after {ANSWERS_IN_A_ROW} more +{_mb(held_after_many)}")
+
+
+def _timed(send, other, query, reps):
+    """The ms of `reps` requests of query to send, and, with another server, of as many
+    to it, made in pairs whose order alternates (which goes first gains a little)."""
+    times, other_times = [], []
+    for rep in range(reps):
+        turns = [(send, times), (other, other_times)] if other else [(send, times)]
+        if rep % 2:
+            turns.reverse()
+        for sender, into in turns:
+            started = time.perf_counter()
+            sender(query, decode=False)
+            into.append((time.perf_counter() - started) * 1000)
+    return times, other_times
+
+
+def _same_answer(other, vs, query, found, url):
+    """Refuse to compare servers that answer differently."""
+    status, other_found = other(query)
+    if status != 200:
+        raise CommandError(f"{vs}: {query}: HTTP {status}")
+    if other_found != found:
+        raise CommandError(f"{query}: {url} answers {found} candidates, {vs} {other_found}")
 
 
 def _in_process():
