@@ -110,3 +110,12 @@ def test_servers_that_answer_otherwise_are_not_compared(live_server):
 def test_vs_needs_url():
     with pytest.raises(CommandError, match="--url"):
         call_command("benchmark_candidates", vs="http://127.0.0.1:1", stdout=StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_server_out_of_reach_is_a_clear_error(live_server):
+    call_command("benchmark_candidates", shape="flat", count=2, limits="none", reps=1,
+                 wipe=True, stdout=StringIO())
+    with pytest.raises(CommandError, match="http://127.0.0.1:9: "):
+        call_command("benchmark_candidates", shape="flat", limits="none", reps=1,
+                     url=live_server.url, vs="http://127.0.0.1:9", stdout=StringIO())

@@ -358,11 +358,11 @@ def _live(url):
                     return response.status, None
                 body = json.loads(content)
                 return response.status, len(body.get("allocation_requests", []))
-            except (http.client.HTTPException, ConnectionError):
+            except (http.client.HTTPException, OSError) as exc:
                 conn.close()
                 state.pop("conn", None)
                 if attempt == 2:
-                    raise
+                    raise CommandError(f"{url}: {exc}") from exc
 
     return send
 
