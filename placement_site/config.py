@@ -103,6 +103,10 @@ OPTIONS = {
         cfg.StrOpt("log_format", default="text", choices=["text", "json"],
                    help="text: plain lines for development; json: one JSON object per "
                         "line (one per request) for log pipelines."),
+        cfg.BoolOpt("compiled_engine", default=True,
+                    help="Use the allocation-candidates engine's modules compiled by "
+                         "Cython when a build of their current source exists "
+                         "(candidates/compiled.py); false: always the plain Python."),
         cfg.StrOpt("metrics_path", default="/metrics", regex=r"^/",
                    help="Where Prometheus scrapes; outside Placement's routes, no token "
                         "(restrict it at the proxy)."),
@@ -148,6 +152,7 @@ ENVIRONMENT = {
     "LOG_LEVEL": ("django", "log_level"),
     "PLACEMENT_DATA_DIR": ("django", "data_dir"),
     "PLACEMENT_LOG_FORMAT": ("django", "log_format"),
+    "PLACEMENT_COMPILED_ENGINE": ("django", "compiled_engine"),
     "PLACEMENT_METRICS_PATH": ("django", "metrics_path"),
 }
 

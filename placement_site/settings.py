@@ -203,6 +203,8 @@ PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = (
 # token has been unchanged this long (candidates/sql/topology.py); until then, and while
 # the topology keeps changing, from the database.
 PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 1.0
+# The engine's modules compiled by Cython, when built for their current source.
+PLACEMENT_COMPILED_ENGINE = CONF.django.compiled_engine
 
 # --- Operations (placement_site/ops, README "Operating it") ---
 PLACEMENT_METRICS_PATH = CONF.django.metrics_path

@@ -68,6 +68,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from allocations.models import Allocation, Consumer
+from candidates import compiled
 from providers.models import (
     Aggregate,
     Inventory,
@@ -183,7 +184,7 @@ class Command(BaseCommand):
                              times[0]))
                 if memory and limit == "none":
                     memory_rows.append((name, n) + _memory_growth(query))
-        where = "live " + url if url else f"in-process, {connection.vendor}"
+        where = "live " + url if url else f"in-process, {connection.vendor}, {_engine()}"
         self.stdout.write(f"{'shape':8} {'size':>6} {'query':12} {'cands':>6} {'stmts':>5} "
                           f"{'median':>8} {'p95':>8} {'min':>8}  (ms, {reps} reps, {where})")
         for name, n, label, found, statements, median, p95, fastest in rows:
@@ -246,6 +247,12 @@ def _settle_topology(send, query):
     time.sleep(settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS)
     for _ in range(8):
         send(query, decode=False)
+
+
+def _engine():
+    """Which form of the engine's modules this process runs (candidates/compiled.py)."""
+    in_use = compiled.in_use()
+    return f"compiled {'+'.join(in_use)}" if in_use else "plain Python"
 
 
 def _statements(send, query):

@@ -1,0 +1,74 @@
+"""The engine's compiled modules (candidates/compiled.py): built from the source as it is,
+used only while that source is unchanged, and never when switched off."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from candidates import compiled
+
+
+@pytest.fixture
+def build_dir(tmp_path, monkeypatch, settings):
+    settings.PLACEMENT_COMPILED_ENGINE = True   # whichever way the suite runs
+    monkeypatch.setattr(compiled, "BUILD_DIR", tmp_path)
+    (tmp_path / "candidates").mkdir()
+    return tmp_path / "candidates"
+
+
+def _fake_build(build_dir, name, digest):
+    (build_dir / f"{name}{compiled.SUFFIX}").write_bytes(b"not really a module")
+    (build_dir / f"{name}.sha256").write_text(digest)
+
+
+def test_a_build_of_the_current_source_is_found(build_dir):
+    _fake_build(build_dir, "combine", compiled.source_digest("combine"))
+    spec = compiled.CompiledFinder().find_spec("candidates.combine")
+    assert spec.origin == str(build_dir / f"combine{compiled.SUFFIX}")
+
+
+def test_a_build_of_an_older_source_is_ignored(build_dir):
+    _fake_build(build_dir, "combine", "0" * 64)
+    assert compiled.CompiledFinder().find_spec("candidates.combine") is None
+    assert not compiled.is_current("combine")
+
+
+def test_no_build_and_other_modules_are_left_to_python(build_dir):
+    assert compiled.CompiledFinder().find_spec("candidates.combine") is None
+    _fake_build(build_dir, "views", compiled.source_digest("views"))
+    assert compiled.CompiledFinder().find_spec("candidates.views") is None
+
+
+def test_switched_off_the_plain_module_is_imported(build_dir, settings):
+    _fake_build(build_dir, "combine", compiled.source_digest("combine"))
+    settings.PLACEMENT_COMPILED_ENGINE = False
+    assert compiled.CompiledFinder().find_spec("candidates.combine") is None
+
+
+def test_build_compiles_a_module_that_is_then_imported(tmp_path):
+    # A real Cython build of one module, into a directory of its own, in a fresh process.
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        sys.path.insert(0, {str(compiled.PROJECT_DIR)!r})
+        from candidates import compiled
+        compiled.BUILD_DIR = Path({str(tmp_path)!r})
+        compiled.MODULES = ("combine",)
+        compiled.CompiledFinder.names = {{"candidates.combine": "combine"}}
+        print(compiled.build())
+        print(compiled.build())
+        from candidates import combine
+        print(compiled.in_use())
+        position = {{1: (7, 1, 6), 2: (7, 2, 3), 3: (8, 1, 2)}}
+        print(combine.same_subtree_ok((1, 2), position), combine.same_subtree_ok((2, 3), position))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "compiled engine: built combine",
+        "compiled engine: up to date (combine)",
+        "['combine']",
+        "True False",
+    ]
