@@ -2,7 +2,9 @@
 
 A *partial candidate* is one way to satisfy one request group, built around
 one anchor (a root provider id, allocation-candidates.md §4.1):
-``Partial(allocations=(((rp, rc), amount), ...), providers=(rp, ...))``.
+``Partial(allocations=((rp, ((rc, amount), ...)), ...), providers=(rp, ...))``:
+allocations per provider, as an allocation request shows them, providers by id and
+classes by id. A suffixed group's amounts on any provider are one shared tuple.
 ``group_partials()`` returns ``{anchor: [Partial, ...]}`` in a deterministic
 order (anchors by id, providers by id).
 
@@ -14,6 +16,15 @@ from dataclasses import dataclass, field
 from itertools import product
 
 Partial = namedtuple("Partial", "allocations providers")
+
+
+def by_provider(entries):
+    """Allocations in their canonical form, ((rp, ((rc, amount), ...)), ...) sorted, from
+    entries (rp, rc, amount) naming each (provider, class) once."""
+    per_provider = {}
+    for rp, rc, amount in entries:
+        per_provider.setdefault(rp, []).append((rc, amount))
+    return tuple(sorted((rp, tuple(sorted(pairs))) for rp, pairs in per_provider.items()))
 
 
 class GroupKind:
@@ -170,10 +181,7 @@ def holding_any(sets_by_rp, ids):
 
 
 def group_partials(group, facts, root_ok):
-    """{anchor: [Partial]} for one group (§4.2 unsuffixed, §4.3 suffixed/resourceless).
-
-    Partial.allocations is canonical: ``(((rp, rc), amount), ...)`` sorted.
-    """
+    """{anchor: [Partial]} for one group (§4.2 unsuffixed, §4.3 suffixed/resourceless)."""
     if not group.suffixed:
         return _unsuffixed(group, facts, root_ok)
     if group.resourceless:
@@ -272,12 +280,13 @@ def _single_provider(group, facts, root_ok, providers):
     result = {}
     eligible = _passing(providers, group, facts)
     use_tree = group.in_tree_root is not None and not group.resourceless
-    by_class = sorted(group.amounts)
+    by_class = tuple(sorted(group.amounts))
     roots, sharing, holds_root = facts.root, facts.sharing, facts.holds_root
     for rp in sorted(eligible):
         if use_tree and roots[rp] != group.in_tree_root:
             continue
-        partial = Partial(tuple([((rp, rc), n) for rc, n in by_class]), (rp,))
+        # a resourceless group's partial maps a provider and allocates nothing
+        partial = Partial(((rp, by_class),) if by_class else (), (rp,))
         if rp in sharing:
             for anchor in facts.anchors(rp):
                 if root_ok(anchor):
@@ -335,7 +344,7 @@ def _unsuffixed(group, facts, root_ok):
     result = {}
     rcs = [rc for rc, _ in group.amounts]
     amounts = [n for _, n in group.amounts]
-    by_class = sorted(zip(rcs, amounts))
+    by_class = tuple(sorted(group.amounts))
     required = group.required
     traits_of = facts.traits_of
     fits = [facts.fits.get(key, ()) for key in group.amounts]
@@ -354,7 +363,7 @@ def _unsuffixed(group, facts, root_ok):
     for rp in lone:
         if roots[rp] != rp or not holds_root(rp) or not root_ok(rp):
             continue
-        result[rp] = [Partial(tuple([((rp, rc), n) for rc, n in by_class]), (rp,))]
+        result[rp] = [Partial(((rp, by_class),), (rp,))]
 
     filtered = bool(filters.bad_traits or filters.in_m is not None or filters.in_f)
     entries = {}      # anchor -> [[rp, ...] per class]
@@ -379,7 +388,7 @@ def _unsuffixed(group, facts, root_ok):
             # the common case: one provider has everything
             if required and not has_required(traits_of(first), required):
                 continue
-            result[anchor] = [Partial(tuple(((first, rc), n) for rc, n in by_class), (first,))]
+            result[anchor] = [Partial(((first, by_class),), (first,))]
             continue
         if all(len(e) == 1 for e in per_class):
             choices = (tuple(e[0] for e in per_class),)
@@ -390,9 +399,7 @@ def _unsuffixed(group, facts, root_ok):
             chosen = tuple(sorted(set(choice)))
             if required and not has_required(traits_of_all(facts, chosen), required):
                 continue
-            partials.append(Partial(
-                tuple(sorted(((rp, rc), n) for rp, rc, n in zip(choice, rcs, amounts))),
-                chosen))
+            partials.append(Partial(by_provider(zip(choice, rcs, amounts)), chosen))
         if partials:
             result[anchor] = partials
     return {anchor: result[anchor] for anchor in sorted(result)}

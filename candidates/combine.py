@@ -8,14 +8,14 @@ caller stops consuming the generator once it has enough candidates, so
 `limit` bounds the work.
 
 A candidate is a hashable pair ``(allocations, mappings)``:
-``allocations = (((rp, rc), amount), ...)`` sorted, and
+``allocations = ((rp, ((rc, amount), ...)), ...)`` sorted (as a Partial's), and
 ``mappings = ((suffix, (rp, ...)), ...)`` in group order. Two candidates are
 the same iff the pairs are equal (mappings included, Quirk Q3).
 """
 from collections import deque
 from itertools import chain, product
 
-from candidates.candidate_set import consolidated_misfit
+from candidates.candidate_set import by_provider, consolidated_misfit
 from providers.rules import capacity
 
 
@@ -120,7 +120,7 @@ ISOLATE, SAME_SUBTREE, CONSOLIDATED, SAME_TREE = (
 def judge_for(groups, facts, isolate=False, same_subtree=(), drop_same_tree=False):
     """The rules of §4.4 for one request as judge(combination) -> (allocations, None)
     when the combination (one Partial per group, in group order) is kept, with its
-    allocations summed per (provider, class) and sorted; else (None, problem) (see
+    allocations summed per (provider, class) in canonical form; else (None, problem) (see
     ISOLATE ... above). Rules are checked in the order isolate, same_subtree,
     consolidated capacity, same tree (below 1.29)."""
     root = facts.root
@@ -128,7 +128,7 @@ def judge_for(groups, facts, isolate=False, same_subtree=(), drop_same_tree=Fals
         # its partials are the candidates (a same_subtree over one suffix always holds)
         def judge_one(combo):
             allocations = combo[0].allocations
-            if drop_same_tree and _two_from_one_tree(dict(allocations), root):
+            if drop_same_tree and _two_from_one_tree(allocations, root):
                 return None, (SAME_TREE, combo[0].providers)
             return allocations, None
         return judge_one
@@ -155,21 +155,22 @@ def judge_for(groups, facts, isolate=False, same_subtree=(), drop_same_tree=Fals
             chosen = [combo[i].providers[0] for i in c]
             if not same_subtree_ok(chosen, position):
                 return None, (SAME_SUBTREE, k, tuple(chosen))
-        allocations = [item for partial in combo for item in partial.allocations]
-        amounts = dict(allocations)
-        if len(amounts) < len(allocations):
-            # one provider serves a class for several groups: the sums must fit
+        allocations = [entry for partial in combo for entry in partial.allocations]
+        if len(dict(allocations)) < len(allocations):
+            # one provider serves several groups: sum per class, and the sums must fit
             amounts = {}
-            for key, n in allocations:
-                amounts[key] = amounts.get(key, 0) + n
+            for rp, per_class in allocations:
+                for rc, n in per_class:
+                    amounts[rp, rc] = amounts.get((rp, rc), 0) + n
             problem = _consolidated_problem(amounts, inventory)
             if problem is not None:
                 return None, problem
-            allocations = list(amounts.items())
-        if drop_same_tree and _two_from_one_tree(amounts, root):
-            return None, (SAME_TREE, tuple(sorted({rp for rp, _ in amounts})))
-        allocations.sort()
-        return tuple(allocations), None
+            allocations = by_provider((rp, rc, n) for (rp, rc), n in amounts.items())
+        else:
+            allocations = tuple(sorted(allocations))
+        if drop_same_tree and _two_from_one_tree(allocations, root):
+            return None, (SAME_TREE, tuple(rp for rp, _ in allocations))
+        return allocations, None
     return judge
 
 
@@ -207,6 +208,6 @@ def _consolidated_problem(amounts, inventory):
     return None
 
 
-def _two_from_one_tree(amounts, root):
-    providers = {rp for rp, _ in amounts}
-    return len({root[rp] for rp in providers}) != len(providers)
+def _two_from_one_tree(allocations, root):
+    """Do the allocations (one entry per provider) use two providers of one tree?"""
+    return len({root[rp] for rp, _ in allocations}) != len(allocations)

@@ -151,7 +151,7 @@ def candidate_tree(candidate, roots, sharing):
     made of sharing providers only, that of its first provider."""
     allocations, mappings = candidate
     first = None
-    for (rp, _), _ in allocations:
+    for rp, _ in allocations:
         if rp not in sharing:
             return roots[rp]
         first = rp if first is None else first
@@ -648,14 +648,14 @@ def _with_summaries(found, generated, roots, batches, query, names, whole_trees,
     providers in allocations of `generated` within the trees of `found` (§4.6, §4.7).
     `batches`: the Facts of the batches read; their provider and inventory rows are
     reused when they cover every provider shown."""
-    in_allocations = {key[0] for allocations, _ in found for key, _ in allocations}
+    in_allocations = {rp for allocations, _ in found for rp, _ in allocations}
     if whole_trees:
         selected, by_column = {roots[rp] for rp in in_allocations}, 3   # root id
         scope = Scope.trees(sorted(selected))
     else:
         if len(generated) > len(found):
             kept_roots = {roots[rp] for rp in in_allocations}
-            in_allocations = {rp for allocations, _ in generated for (rp, _), _ in allocations
+            in_allocations = {rp for allocations, _ in generated for rp, _ in allocations
                               if roots[rp] in kept_roots}
         selected, by_column = in_allocations, 0   # provider id
         scope = Scope.providers(sorted(selected))

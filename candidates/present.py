@@ -62,31 +62,26 @@ def _allocation_requests(result, view):
 
     dict_allocations, with_mappings = view.dict_allocations, view.mappings
     for allocations, mappings in result.candidates:
-        # allocations are sorted by provider: first == last means one provider
-        first = allocations[0][0][0] if allocations else None
-        if allocations and allocations[-1][0][0] == first:
-            own = resources(tuple([(key[1], n) for key, n in allocations]))
-            if dict_allocations:
+        if dict_allocations:
+            if len(allocations) == 1:
                 # the common shape (every flat cloud's), built in one go: one provider,
                 # and at most one group, which maps to it
-                uuid = uuids[first]
-                entry = {"allocations": {uuid: own[1]}}
+                rp, pairs = allocations[0]
+                uuid = uuids[rp]
+                entry = {"allocations": {uuid: resources(pairs)[1]}}
                 if with_mappings:
-                    if len(mappings) == 1 and mappings[0][1] == (first,):
+                    if len(mappings) == 1 and mappings[0][1] == (rp,):
                         entry["mappings"] = {mappings[0][0]: [uuid]}
                     else:
                         entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
                 yield entry
                 continue
-            per_provider = ((first, own),)
-        else:
-            per_provider = _per_provider(allocations, resources)
-        if dict_allocations:
-            entry = {"allocations": {uuids[rp]: body for rp, (_, body) in per_provider}}
+            entry = {"allocations": {uuids[rp]: resources(pairs)[1]
+                                     for rp, pairs in allocations}}
         else:
             entry = {"allocations": [{"resource_provider": {"uuid": uuids[rp]},
-                                      "resources": amounts}
-                                     for rp, (amounts, _) in per_provider]}
+                                      "resources": resources(pairs)[0]}
+                                     for rp, pairs in allocations]}
         if with_mappings:
             entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
         yield entry
@@ -105,22 +100,6 @@ def _mappings(mappings, uuids, uuid_lists):
             names = uuid_lists[rps] = [uuids[rp] for rp in rps]
         shown[suffix] = names
     return shown
-
-
-def _per_provider(allocations, resources):
-    """[(rp, resources(((rc, amount), ...)))] of allocations sorted by provider: each
-    provider's run of entries taken in turn."""
-    if not allocations:
-        return []
-    found = []
-    current, pairs = allocations[0][0][0], []
-    for (rp, rc), amount in allocations:
-        if rp != current:
-            found.append((current, resources(tuple(pairs))))
-            current, pairs = rp, []
-        pairs.append((rc, amount))
-    found.append((current, resources(tuple(pairs))))
-    return found
 
 
 def _provider_summaries(result, view):

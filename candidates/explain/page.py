@@ -101,7 +101,7 @@ class Page:
         facts, root = self.facts, out.root
         for allocations, mappings in stream:
             out.candidates += 1
-            used = {rp for (rp, _), _ in allocations}
+            used = {rp for rp, _ in allocations}
             for _, rps in mappings:
                 used.update(rps)
             for rp in used:
@@ -167,7 +167,7 @@ class Page:
         those found tell their tree it fits. True if any was found."""
         hit = False
         for allocations, mappings in stream:
-            used = {rp for (rp, _), _ in allocations}
+            used = {rp for rp, _ in allocations}
             for _, rps in mappings:
                 used.update(rps)
             for rp in used & wanted.keys():

@@ -88,7 +88,7 @@ def fitting_roots_of_the_answer(query):
     result = engine.find_candidates(query)
     used = set()
     for allocations, mappings in result.candidates:
-        used.update(rp for (rp, _), _ in allocations)
+        used.update(rp for rp, _ in allocations)
         for _, rps in mappings:
             used.update(rps)
     roots = ResourceProvider.objects.filter(id__in=used).values_list("root__uuid", flat=True)

@@ -47,13 +47,13 @@ def test_an_empty_answer(cloud, make_api, monkeypatch):
 # Candidates on one provider take a shorter path through present._allocation_requests.
 ONE_PROVIDER_CANDIDATES = [
     # one group on it
-    ((((1, 10), 2), ((1, 11), 512)), (("", (1,)),)),
+    (((1, ((10, 2), (11, 512))),), (("", (1,)),)),
     # two groups on it
-    ((((1, 10), 2), ((1, 11), 512)), (("", (1,)), ("_B", (1,)))),
+    (((1, ((10, 2), (11, 512))),), (("", (1,)), ("_B", (1,)))),
     # a resourceless group that maps another provider
-    ((((2, 10), 2),), (("_NET", (3,)), ("", (2,)))),
+    (((2, ((10, 2),)),), (("_NET", (3,)), ("", (2,)))),
     # two providers, for contrast
-    ((((1, 10), 1), ((2, 11), 256)), (("", (1, 2)),)),
+    (((1, ((10, 1),)), (2, ((11, 256),))), (("", (1, 2)),)),
 ]
 
 

@@ -21,6 +21,7 @@ def test_unsuffixed_spreads_over_tree_and_sharing():
     partials = group_partials(group, facts, lambda root: True)
     assert list(partials) == [1, 20] or list(partials) == [1]
     assert [p.providers for p in partials[1]] == [(1, 2), (2, 20), (1, 3), (3, 20)]
+    assert partials[1][0].allocations == ((1, ((200, 5),)), (2, ((100, 1),)))
 
 
 def test_required_traits_collective_and_forbidden_per_provider():
@@ -39,7 +40,7 @@ def test_suffixed_group_single_provider_and_member_of():
     facts.aggregates = {10: {5}}
     group = Group("1", amounts=((100, 1), (200, 1)), member_of=(frozenset({5}),))
     assert group_partials(group, facts, lambda root: True) == {
-        10: [Partial((((10, 100), 1), ((10, 200), 1)), (10,))]}
+        10: [Partial(((10, ((100, 1), (200, 1))),), (10,))]}
 
 
 def test_resourceless_without_positive_filter_matches_nothing():
@@ -61,23 +62,23 @@ def test_isolate_and_consolidation():
     facts = tree_facts()
     facts.inventory = {(2, 100): (0, 2, 0, 1.0, 2), (3, 100): (0, 2, 0, 1.0, 2)}
     groups = [Group("1", amounts=((100, 1),)), Group("2", amounts=((100, 1),))]
-    p2, p3 = Partial((((2, 100), 1),), (2,)), Partial((((3, 100), 1),), (3,))
+    p2, p3 = Partial(((2, ((100, 1),)),), (2,)), Partial(((3, ((100, 1),)),), (3,))
     partials = [{1: [p2, p3]}, {1: [p2, p3]}]
     isolated = list(combine.candidates(groups, partials, facts, isolate=True))
     assert len(isolated) == 2
     together = list(combine.candidates(groups, partials, facts, isolate=False))
     assert len(together) == 4
-    assert (((2, 100), 2),) in [c[0] for c in together]
+    assert ((2, ((100, 2),)),) in [c[0] for c in together]
     facts.inventory[(2, 100)] = (1, 2, 0, 1.0, 2)   # 1 used: 1 + 2 > 2
-    assert (((2, 100), 2),) not in [c[0] for c in combine.candidates(groups, partials, facts)]
+    assert ((2, ((100, 2),)),) not in [c[0] for c in combine.candidates(groups, partials, facts)]
 
 
 def test_drop_same_tree_below_1_29():
     facts = tree_facts()
     facts.inventory = {}
     groups = [Group("", amounts=((100, 1), (200, 1)))]
-    partials = [{1: [Partial((((2, 100), 1), ((3, 200), 1)), (2, 3)),
-                     Partial((((2, 100), 1), ((20, 200), 1)), (2, 20))]}]
+    partials = [{1: [Partial(((2, ((100, 1),)), (3, ((200, 1),))), (2, 3)),
+                     Partial(((2, ((100, 1),)), (20, ((200, 1),))), (2, 20))]}]
     kept = list(combine.candidates(groups, partials, facts, drop_same_tree=True))
     assert [c[1] for c in kept] == [(("", (2, 20)),)]
 
@@ -85,9 +86,9 @@ def test_drop_same_tree_below_1_29():
 def test_combination_is_lazy():
     facts = tree_facts()
     groups = [Group("1", amounts=((100, 1),))]
-    partials = [{1: [Partial((((2, 100), 1),), (2,))] * 1000}]
+    partials = [{1: [Partial(((2, ((100, 1),)),), (2,))] * 1000}]
     generator = combine.candidates(groups, partials, facts)
-    assert next(generator)[0] == (((2, 100), 1),)
+    assert next(generator)[0] == ((2, ((100, 1),)),)
 
 
 def test_trait_and_aggregate_filters():

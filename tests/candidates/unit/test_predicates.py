@@ -82,16 +82,16 @@ def test_judge_names_what_a_combination_breaks():
     facts.position = {1: (1, 1, 8), 2: (1, 2, 5), 3: (1, 3, 4), 4: (1, 6, 7)}
     facts.inventory = {(3, 100): (0, 4, 0, 1.0, 4), (4, 100): (3, 4, 0, 1.0, 4)}
     groups = [Group("A", amounts=((100, 1),)), Group("B", amounts=((100, 1),))]
-    at = {rp: Partial((((rp, 100), 1),), (rp,)) for rp in (3, 4)}
+    at = {rp: Partial(((rp, ((100, 1),)),), (rp,)) for rp in (3, 4)}
 
     judge = combine.judge_for(groups, facts, isolate=True)
     assert judge((at[3], at[3])) == (None, (combine.ISOLATE, 0, 1, 3))
-    assert judge((at[3], at[4])) == ((((3, 100), 1), ((4, 100), 1)), None)
+    assert judge((at[3], at[4])) == (((3, ((100, 1),)), (4, ((100, 1),))), None)
 
     judge = combine.judge_for(groups, facts, same_subtree=(("A", "B"),))
     assert judge((at[3], at[4])) == (None, (combine.SAME_SUBTREE, 0, (3, 4)))
     # group_policy=none on one provider: the summed amount must still fit
-    assert judge((at[3], at[3])) == ((((3, 100), 2),), None)
+    assert judge((at[3], at[3])) == (((3, ((100, 2),)),), None)
     judge = combine.judge_for(groups, facts)
     assert judge((at[4], at[4])) == (None, (combine.CONSOLIDATED, (4, 100), 2,
                                             candidate_set.CAPACITY))
@@ -104,8 +104,8 @@ def test_anchor_streams_report_the_refused_combinations():
     facts.root = {1: 1, 2: 2}
     facts.position = {1: (1, 1, 2), 2: (2, 1, 2)}
     groups = [Group("1", amounts=((100, 1),)), Group("2", amounts=((100, 1),))]
-    partials = [{1: [Partial((((1, 100), 1),), (1,))]},
-                {1: [Partial((((1, 100), 1),), (1,))]}]
+    partials = [{1: [Partial(((1, ((100, 1),)),), (1,))]},
+                {1: [Partial(((1, ((100, 1),)),), (1,))]}]
     facts.inventory = {(1, 100): (0, 8, 0, 1.0, 8)}
     refused = []
     streams = combine.anchor_streams(groups, partials, facts, isolate=True,
