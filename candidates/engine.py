@@ -26,6 +26,8 @@ from collections import Counter, namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from django.db import DatabaseError
+
 from placement_site.ops import metrics
 from providers.exceptions import InvalidQuery
 from candidates import candidate_set, combine
@@ -88,7 +90,12 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
             # the settled snapshot, its token read along with the first inventories
             try:
                 result = _find(*args)
-            except InvalidQuery:
+            except DatabaseError:
+                raise
+            except Exception:
+                # an unknown name (InvalidQuery), or what a stale snapshot breaks: a
+                # provider the inventories name that it does not know. Only the first is
+                # an answer, and only if the snapshot was current.
                 if use.current():
                     raise
             else:

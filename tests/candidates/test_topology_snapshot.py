@@ -387,3 +387,21 @@ def test_an_answer_without_inventory_rows_confirms_the_token_on_its_own(committe
                                        version="1.26")
     assert response.json()["allocation_requests"] == []
     assert _token_reads(statements) == (1, 1)   # the inventories brought no row
+
+
+def test_a_provider_unknown_to_a_stale_snapshot_is_read_again(committed_api, settings):
+    """A provider created elsewhere after the snapshot settled is in the inventories the
+    request reads before the snapshot knows it: the stale attempt is dropped and the
+    answer read again, not a 500, in every group kind's path."""
+    settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
+    api = committed_api
+    cn = _host(api)
+    _settled(api, cn)
+    other = _provider(api, "cn2")
+    response = api.put(f"/resource_providers/{other['uuid']}/inventories", {
+        "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
+    assert response.status_code == 200
+    for query in ("resources=VCPU:1", "resources1=VCPU:1", "resources=VCPU:1&limit=1"):
+        response = api.get("/allocation_candidates?" + query)
+        assert response.status_code == 200, response.content
+        assert len(response.json()["allocation_requests"]) == (1 if "limit" in query else 2)
