@@ -19,7 +19,9 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -91,7 +93,8 @@ def build():
     except ImportError as exc:
         raise RuntimeError(f"cannot compile the engine ({exc}); plain Python is used") from None
     digests = {name: source_digest(name) for name in stale}
-    temp = BUILD_DIR / "temp"
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix="build-", dir=BUILD_DIR))
     # Relative source paths: tracebacks name candidates/<module>.py, found on sys.path.
     extensions = [Extension(f"candidates.{name}", [f"candidates/{name}.py"]) for name in stale]
     cwd = os.getcwd()
@@ -101,17 +104,24 @@ def build():
         with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
             command = build_ext(Distribution({"ext_modules": cythonize(
                 extensions, build_dir=str(temp), language_level=3, quiet=True)}))
-            command.build_lib, command.build_temp = str(BUILD_DIR), str(temp)
+            command.build_lib, command.build_temp = str(temp / "lib"), str(temp)
             command.parallel = os.cpu_count() or 1
             command.ensure_finalized()
             command.run()
+        (BUILD_DIR / "candidates").mkdir(exist_ok=True)
+        for name, digest in digests.items():
+            # Moved in as new files, the module before its stamp: a running server keeps
+            # the build it loaded, and no process pairs the new stamp with the old build.
+            os.replace(temp / "lib" / "candidates" / f"{name}{SUFFIX}", _built(name))
+            stamp = temp / f"{name}.sha256"
+            stamp.write_text(digest)
+            os.replace(stamp, _stamp(name))
     except (Exception, SystemExit) as exc:
         last = (log.getvalue().strip().splitlines() or [str(exc)])[-1]
         raise RuntimeError(f"cannot compile the engine ({last}); plain Python is used") from None
     finally:
         os.chdir(cwd)
-    for name, digest in digests.items():
-        _stamp(name).write_text(digest)
+        shutil.rmtree(temp, ignore_errors=True)
     return f"compiled engine: built {', '.join(stale)}"
 
 

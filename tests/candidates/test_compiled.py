@@ -47,21 +47,34 @@ def test_switched_off_the_plain_module_is_imported(build_dir, settings):
 
 
 def test_build_compiles_a_module_that_is_then_imported(tmp_path):
-    # A real Cython build of one module, into a directory of its own, in a fresh process.
+    # A real Cython build of one module (a copy of combine.py, in a project directory of
+    # its own), in a fresh process; then the copy is edited and built again.
     script = textwrap.dedent(f"""
-        import sys
+        import os, shutil, sys
         from pathlib import Path
         sys.path.insert(0, {str(compiled.PROJECT_DIR)!r})
         from candidates import compiled
-        compiled.BUILD_DIR = Path({str(tmp_path)!r})
+        project = Path({str(tmp_path)!r}) / "project"
+        (project / "candidates").mkdir(parents=True)
+        shutil.copy(compiled.PACKAGE_DIR / "combine.py", project / "candidates")
+        compiled.PROJECT_DIR, compiled.PACKAGE_DIR = project, project / "candidates"
+        compiled.BUILD_DIR = Path({str(tmp_path)!r}) / "build"
         compiled.MODULES = ("combine",)
         compiled.CompiledFinder.names = {{"candidates.combine": "combine"}}
         print(compiled.build())
         print(compiled.build())
+        first = os.stat(compiled._built("combine")).st_ino
+        with open(project / "candidates" / "combine.py", "a") as source:
+            source.write("# edited\\n")
+        print(compiled.is_current("combine"))
+        print(compiled.build())
+        # a new file, not the loaded one rewritten in place
+        print(os.stat(compiled._built("combine")).st_ino != first)
         from candidates import combine
         print(compiled.in_use())
         position = {{1: (7, 1, 6), 2: (7, 2, 3), 3: (8, 1, 2)}}
         print(combine.same_subtree_ok((1, 2), position), combine.same_subtree_ok((2, 3), position))
+        print(sorted(os.listdir(compiled.BUILD_DIR)))
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300)
@@ -69,6 +82,10 @@ def test_build_compiles_a_module_that_is_then_imported(tmp_path):
     assert done.stdout.splitlines() == [
         "compiled engine: built combine",
         "compiled engine: up to date (combine)",
+        "False",
+        "compiled engine: built combine",
+        "True",
         "['combine']",
         "True False",
+        "['candidates']",   # the build's temporary directory is gone
     ]
