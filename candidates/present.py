@@ -49,17 +49,8 @@ def _allocation_requests(result, view):
     """The allocation requests, one at a time."""
     uuids = result.uuids
     class_names = result.class_names
-    # ((rc, amount), ...) -> ({class name: amount}, {"resources": that dict})
-    resources_of = {}
+    resources_of = {}   # see _resources()
     uuid_lists = {}     # (rp, ...) of several providers -> [uuid, ...]
-
-    def resources(pairs):
-        found = resources_of.get(pairs)
-        if found is None:
-            amounts = {class_names[rc]: n for rc, n in pairs}
-            found = resources_of[pairs] = (amounts, {"resources": amounts})
-        return found
-
     dict_allocations, with_mappings = view.dict_allocations, view.mappings
     for allocations, mappings in result.candidates:
         if dict_allocations:
@@ -68,7 +59,8 @@ def _allocation_requests(result, view):
                 # and at most one group, which maps to it
                 rp, pairs = allocations[0]
                 uuid = uuids[rp]
-                entry = {"allocations": {uuid: resources(pairs)[1]}}
+                shown = _resources(pairs, resources_of, class_names)[1]
+                entry = {"allocations": {uuid: shown}}
                 if with_mappings:
                     if len(mappings) == 1 and mappings[0][1] == (rp,):
                         entry["mappings"] = {mappings[0][0]: [uuid]}
@@ -76,15 +68,29 @@ def _allocation_requests(result, view):
                         entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
                 yield entry
                 continue
-            entry = {"allocations": {uuids[rp]: resources(pairs)[1]
+            entry = {"allocations": {uuids[rp]: _resources(pairs, resources_of, class_names)[1]
                                      for rp, pairs in allocations}}
         else:
             entry = {"allocations": [{"resource_provider": {"uuid": uuids[rp]},
-                                      "resources": resources(pairs)[0]}
+                                      "resources": _resources(pairs, resources_of, class_names)[0]}
                                      for rp, pairs in allocations]}
         if with_mappings:
             entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
         yield entry
+
+
+def _resources(pairs, resources_of, class_names):
+    """({class name: amount}, {"resources": that dict}) of amounts ((rc, amount), ...),
+    made once per distinct amounts and kept in resources_of.
+
+    A module function rather than a closure: compiled (candidates.compiled), a closure in
+    the generator above shares its scope, and that reference cycle kept each answer's
+    candidates alive until the next cyclic collection, which then had to walk them all."""
+    found = resources_of.get(pairs)
+    if found is None:
+        amounts = {class_names[rc]: n for rc, n in pairs}
+        found = resources_of[pairs] = (amounts, {"resources": amounts})
+    return found
 
 
 def _mappings(mappings, uuids, uuid_lists):
