@@ -192,21 +192,34 @@ def test_any_host_gets_json_while_the_ui_keeps_its_host_check(live):
     assert status == 400
 
 
+def _policy_errors(live, logged):
+    return [line for line in live.log.read_text()[logged:].splitlines()
+            if " ERROR placement_site.api.policy " in line]
+
+
 def test_a_policy_file_broken_later_keeps_the_last_good_rules(live):
+    # The worker looks at its policy files at most once a second
+    # (policy.POLICY_FILES_CHECKED_EVERY): each edit is polled for, a little longer.
     policy = live.dir / "policy.yaml"
     good = policy.read_text()
     logged = len(live.log.read_text())
     try:
         policy.write_text('"placement:traits:list": [unclosed\n')
         os.utime(policy, (time.time() + 5, time.time() + 5))
+        deadline = time.monotonic() + 3
+        while not _policy_errors(live, logged) and time.monotonic() < deadline:
+            assert call("GET", "/traits")[0] == 200
+            time.sleep(0.1)
         assert call("GET", "/traits")[0] == 200
-        errors = [line for line in live.log.read_text()[logged:].splitlines()
-                  if " ERROR placement_site.api.policy " in line]
+        errors = _policy_errors(live, logged)
         assert len(errors) == 1, live.log.read_text()[logged:]
         assert (f"[oslo_policy] {policy}: unusable policy rules: " in errors[0]
                 and errors[0].endswith("; the previous rules stay in force")), errors
         policy.write_text('"placement:traits:list": "!"\n')
         os.utime(policy, (time.time() + 10, time.time() + 10))
+        deadline = time.monotonic() + 3
+        while call("GET", "/traits")[0] == 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert call("GET", "/traits")[0] == 403
     finally:
         policy.write_text(good)

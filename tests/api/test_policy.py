@@ -7,12 +7,15 @@ savepoint that is rolled back, so every persona meets the same data; an allowed
 request must succeed, a refused one is a 403 naming the rule and changes nothing.
 """
 import json
+import os
+import time
 import uuid as uuidlib
 
 import pytest
 from django.db import transaction
 
 from allocations.models import Allocation, Consumer
+from placement_site.api import policy
 from placement_site.api.policy import ENDPOINT_RULES
 from providers.models import (
     Inventory,
@@ -299,3 +302,36 @@ def test_policy_directories_and_yaml_files_are_read(settings, tmp_path, make_api
     assert user.get("/traits").status_code == 200
     assert user.get("/resource_classes").status_code == 200
     assert user.get("/resource_providers").status_code == 403
+
+
+@pytest.mark.django_db
+def test_decisions_are_remembered_until_the_policy_file_is_next_looked_at(
+        settings, tmp_path, make_api, monkeypatch):
+    path = tmp_path / "policy.yaml"
+    path.write_text('"placement:traits:list": "@"\n')
+    settings.PLACEMENT_POLICY_FILE = str(path)
+    now = [1000.0]
+    monkeypatch.setattr(policy.time, "monotonic", lambda: now[0])
+    user, admin = make_api(token="user"), make_api()
+    assert user.get("/traits").status_code == 200
+    path.write_text('"placement:traits:list": "!"\n')
+    os.utime(path, (time.time() + 5, time.time() + 5))
+    now[0] += policy.POLICY_FILES_CHECKED_EVERY / 2
+    assert user.get("/traits").status_code == 200        # remembered
+    assert admin.get("/traits").status_code == 200       # the rules read last, for all
+    now[0] += policy.POLICY_FILES_CHECKED_EVERY
+    assert user.get("/traits").status_code == 403        # the file was looked at again
+    assert admin.get("/traits").status_code == 403
+
+
+@pytest.mark.django_db
+def test_remembered_decisions_are_per_caller_and_target(make_api):
+    reader = make_api(token=f"carol:{PROJECT}")
+    headers = {"X-Roles": "reader"}
+    for _ in range(2):
+        assert reader.get(f"/usages?project_id={PROJECT}", headers=headers).status_code == 200
+        assert reader.get(f"/usages?project_id={OTHER_PROJECT}",
+                          headers=headers).status_code == 403
+        assert reader.get(f"/usages?project_id={PROJECT}").status_code == 403   # no role
+        assert make_api().get("/traits").status_code == 200
+        assert make_api(token="user").get("/traits").status_code == 403
