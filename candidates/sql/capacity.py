@@ -42,7 +42,7 @@ _GROUPED = """
 def inventories(scope, rc_ids=None, exclude_rc_ids=()):
     """inventory_groups() as rows (rp_id, rc_id, used, total, ...), one per provider and
     class."""
-    if _grouped_by_database():
+    if _grouped_by_database() or topology.active() is not None:
         return rows_of(inventory_groups(scope, rc_ids, exclude_rc_ids))
     sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
     return fetch(sql, params) if sql else []
@@ -50,9 +50,9 @@ def inventories(scope, rc_ids=None, exclude_rc_ids=()):
 
 def shown_groups(scope, rc_ids=None, exclude_rc_ids=()):
     """What provider summaries show of the inventories in scope, as inventory_groups()
-    pairs (key, [rp_id, ...]): grouped where the database groups them; elsewhere each row
-    is its own group, in the order read (no grouping pass in Python)."""
-    if _grouped_by_database():
+    pairs (key, [rp_id, ...]): grouped where the database or the snapshot groups them;
+    elsewhere each row is its own group, in the order read (no grouping pass in Python)."""
+    if _grouped_by_database() or topology.active() is not None:
         return inventory_groups(scope, rc_ids, exclude_rc_ids)
     sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
     return [(row[1:], (row[0],)) for row in fetch(sql, params)] if sql else []
@@ -89,6 +89,9 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
                    GROUP BY provider_id, resource_class_id) u ON ...
         [WHERE i.resource_class_id IN (...)]
 
+    While a topology snapshot is in use (sql/topology.py), the inventories come from it
+    and only their usage is read (usage()).
+
     For a scope of a few providers or trees each row's usage is a correlated SUM
     instead, and the scope restricts i.provider_id (an explicit id list is best:
     PostgreSQL then reads the rows through the provider index, where a join to a range of
@@ -100,19 +103,70 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
+    snapshot = topology.active()
+    if snapshot is not None:
+        if scope.empty or (rc_ids is not None and not rc_ids):
+            return []
+        return add_usage(snapshot.inventory_groups(scope, rc_ids, exclude_rc_ids),
+                         usage(scope, rc_ids, exclude_rc_ids))
     sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
     if not sql:
         return []
     if not _grouped_by_database():
         return grouped(fetch(sql, params))
-    sql = _GROUPED.format(rows=sql)
-    if not topology.token_wanted():
-        return [(row[:-1], row[-1]) for row in fetch(sql, params)]
-    # A request answering from a snapshot not yet confirmed: the token comes along, saving
-    # a round trip (SQLite has none to save: the token is read on its own there).
-    rows = fetch(topology.TOKEN_COLUMN.format(sql=sql), params)
+    return [(row[:-1], row[-1]) for row in fetch(_GROUPED.format(rows=sql), params)]
+
+
+_USAGE = """
+    SELECT a.provider_id, a.resource_class_id, SUM(a.used)
+    FROM allocations a WHERE 1 = 1{classes}{scope}
+    GROUP BY a.provider_id, a.resource_class_id"""
+# PostgreSQL, a snapshot not yet confirmed: the token comes along in every row, and in a
+# row of its own when nothing is allocated.
+_USAGE_WITH_TOKEN = """
+    SELECT u.*, t.token FROM topology_token t LEFT JOIN ({sql}) u ON TRUE
+    WHERE t.id = 1"""
+
+
+def usage(scope, rc_ids=None, exclude_rc_ids=()):
+    """{(rp_id, rc_id): units allocated} of the providers in scope [of the classes rc_ids]
+    [except the classes exclude_rc_ids]; only pairs with allocations.
+
+    A request answering from a settled snapshot not yet confirmed (topology.token_wanted)
+    reads the token along, saving a round trip (SQLite has none to save: the token is
+    read on its own there)."""
+    classes, params = _classes("a", rc_ids, exclude_rc_ids)
+    where, scope_params = scope.provider_filter("a.provider_id")
+    sql, params = _USAGE.format(classes=classes, scope=where), params + scope_params
+    if not (topology.token_wanted() and _grouped_by_database()):
+        return {(rp, rc): used for rp, rc, used in fetch(sql, params)}
+    rows = fetch(_USAGE_WITH_TOKEN.format(sql=sql), params)
     topology.token_read(rows[0][-1] if rows else None)
-    return [(row[:-2], row[-2]) for row in rows]
+    return {(rp, rc): used for rp, rc, used, _ in rows if rp is not None}
+
+
+def add_usage(groups, used):
+    """Inventory groups without usage [((rc_id, total, reserved, allocation_ratio,
+    min_unit, max_unit, step_size), [rp_id, ...]), ...] and usage() -> inventory_groups()
+    pairs: a group splits by the usage of its providers (0 where none)."""
+    if not used:
+        return [((key[0], 0) + key[1:], rps) for key, rps in groups]
+    used_classes = {rc for _, rc in used}
+    found = []
+    for key, rps in groups:
+        rc, rest = key[0], key[1:]
+        if rc not in used_classes:
+            found.append(((rc, 0) + rest, rps))
+            continue
+        by_usage = {}
+        for rp in rps:
+            amount = used.get((rp, rc), 0)
+            providers = by_usage.get(amount)
+            if providers is None:
+                providers = by_usage[amount] = []
+            providers.append(rp)
+        found += [((rc, amount) + rest, providers) for amount, providers in by_usage.items()]
+    return found
 
 
 def _grouped_by_database():

@@ -1,18 +1,19 @@
 """A process-local snapshot of the provider topology, answering the engine's topology
 questions without a round trip.
 
-What a candidates request reads besides inventories and usage (which change with every
-claim) is the shape of the cloud: the names of resource classes, traits and aggregates,
-the providers with their uuids and trees, and which provider has which trait and
-aggregate. That changes when an operator or a compute service edits a provider, rarely
+What a candidates request reads besides usage (which changes with every claim) is the
+shape of the cloud: the names of resource classes, traits and aggregates, the providers
+with their uuids and trees, which provider has which trait and aggregate, and the
+inventories. That changes when an operator or a compute service edits a provider, rarely
 next to the claims. The functions of sql/ marked ``@answered_from_snapshot`` are then
 answered by a Snapshot of those tables, read whole once and kept by each process, where
-otherwise every request reads them again (at 1,000 providers four of five statements).
+otherwise every request reads them again (at 1,000 providers four of five statements),
+and capacity.inventory_groups() reads only the usage of the inventories it holds.
 
 When the snapshot is used (``in_use()``, around one engine evaluation):
 
-- Every write to those tables changes a token in the database (triggers of migration
-  providers 0006 on the tables; a TRUNCATE too), in the writing transaction: on
+- Every write to those tables changes a token in the database (triggers of migrations
+  providers 0006 and 0007 on the tables; a TRUNCATE too), in the writing transaction: on
   PostgreSQL at commit (a deferred trigger: concurrent writers wait for each other only
   while committing), on SQLite at once. A request reads the token first and uses the
   snapshot only if it was read under that token, so it never answers from a topology
@@ -25,7 +26,7 @@ When the snapshot is used (``in_use()``, around one engine evaluation):
   request reads the snapshot anew. A cloud whose topology keeps changing
   thus pays one read of the token per request, not a whole reload per change.
 - optimistic_use() spares a settled process that read of the token: the request answers
-  from the snapshot and reads the token with its first inventories statement (or at its
+  from the snapshot and reads the token with its first usage statement (or at its
   end), and the caller keeps the answer only if that token is the snapshot's; else it
   answers again the careful way. The answer kept still reflects every change committed
   before its statement ran; a process that finds its snapshot stale goes the careful
@@ -111,7 +112,7 @@ class OptimisticUse:
 def optimistic_use():
     """Yields an OptimisticUse when this process's snapshot is settled (the last token it
     saw is the snapshot's, outside a transaction), None otherwise (use in_use()). Within
-    it the sql/ functions read the snapshot, and token_wanted() asks the first inventories
+    it the sql/ functions read the snapshot, and token_wanted() asks the first usage
     statement to read the token along (token_read())."""
     alias = read_alias()
     kept = _kept.get(alias)
@@ -129,8 +130,13 @@ def optimistic_use():
         _active.reset(reset)
 
 
+def active():
+    """The snapshot the sql/ functions answer from now (None: the database)."""
+    return _active.get()
+
+
 def token_wanted():
-    """Should the statement about to run read the token along (TOKEN_COLUMN)?"""
+    """Should the statement about to run read the token along?"""
     use = _unconfirmed.get()
     return use is not None and use.token is None
 
@@ -140,11 +146,6 @@ def token_read(token):
     use = _unconfirmed.get()
     if use is not None and token is not None:
         use.token = token
-
-
-# A statement's rows with the token as one more column (the same statement snapshot).
-TOKEN_COLUMN = ("SELECT t.*, (SELECT token FROM topology_token WHERE id = 1)"
-                " FROM ({sql}) t")
 
 
 class _Kept:
@@ -233,10 +234,13 @@ class Snapshot:
             provider_aggregates=fetch("SELECT provider_id, aggregate_id"
                                       " FROM resource_provider_aggregates"
                                       " ORDER BY provider_id, aggregate_id"),
+            inventories=fetch("SELECT provider_id, resource_class_id, total, reserved,"
+                              " allocation_ratio, min_unit, max_unit, step_size"
+                              " FROM inventories ORDER BY provider_id, resource_class_id"),
         )
 
     def __init__(self, token, *, classes, traits, aggregates, providers, provider_traits,
-                 provider_aggregates):
+                 provider_aggregates, inventories=()):
         self.token = token
         self.class_ids = {name: id_ for id_, name in classes}
         self.class_name = dict(classes)
@@ -253,6 +257,12 @@ class Snapshot:
         self.traits_of, self.trait_holders = _index(provider_traits)
         self.aggregates_of, self.aggregate_members = _index(provider_aggregates)
         self.has_parent = any(row[2] is not None for row in self.rows)
+        # rp -> ((rc_id, total, reserved, allocation_ratio, min_unit, max_unit,
+        # step_size), ...) in class order
+        self.inventories_of = {}
+        for rp, *inventory in inventories:
+            self.inventories_of.setdefault(rp, []).append(tuple(inventory))
+        self._inventory_groups_of_all = None
         # What the whole-database scope asks of every request, made once (a benign race:
         # two threads may both make one; either is right).
         self._index_of_all = None
@@ -375,6 +385,36 @@ class Snapshot:
         if scope.kind == "all":
             self._trait_names_of_all = found
         return found
+
+    def inventory_groups(self, scope, rc_ids=None, exclude_rc_ids=()):
+        """capacity.inventory_groups() without the usage: [((rc_id, total, reserved,
+        allocation_ratio, min_unit, max_unit, step_size), [rp_id, ...]), ...], providers
+        in id order (capacity.add_usage() adds the usage)."""
+        wanted = set(rc_ids) if rc_ids is not None else None
+        excluded = set(exclude_rc_ids)
+
+        def included(rc):
+            return (wanted is None or rc in wanted) and rc not in excluded
+
+        if scope.kind == "all":
+            if self._inventory_groups_of_all is None:
+                self._inventory_groups_of_all = self._grouped_inventories(self.rows)
+            return [(key, rps) for key, rps in self._inventory_groups_of_all
+                    if included(key[0])]
+        return [(key, rps) for key, rps in self._grouped_inventories(self._rows_in(scope))
+                if included(key[0])]
+
+    def _grouped_inventories(self, rows):
+        groups = {}
+        inventories_of = self.inventories_of
+        for row in rows:
+            rp = row[0]
+            for key in inventories_of.get(rp, ()):
+                providers = groups.get(key)
+                if providers is None:
+                    providers = groups[key] = []
+                providers.append(rp)
+        return list(groups.items())
 
     def uuids(self, ids):
         """summaries.uuids()."""

@@ -1,6 +1,7 @@
 """The topology snapshot (candidates/sql/topology.py): it answers every sql/ function it
 stands in for exactly as the database does, the token moves with every committed change
-of the topology and with nothing else, and allocation candidates follow a change at once.
+of the topology (inventories included) and with nothing else, and allocation candidates
+follow a change at once.
 
 (Every allocation-candidates scenario also runs with the snapshot: scenarios/conftest.py.)
 """
@@ -11,7 +12,8 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from candidates.sql import Scope, aggregates, links, summaries, topology, traits, trees
+from candidates.sql import (
+    Scope, aggregates, capacity, links, summaries, topology, traits, trees)
 from candidates.sql.names import ids_by_name
 from providers.models import ResourceProvider, Trait
 from tests.conftest import PlacementClient
@@ -44,7 +46,7 @@ def _database_answer(function, *args, **kwargs):
 
 
 @pytest.mark.django_db
-def test_the_snapshot_answers_as_the_database_does():
+def test_the_snapshot_answers_as_the_database_does(monkeypatch):
     _cloud()
     snapshot = topology.Snapshot.load()
     roots = sorted(trees.root_ids())
@@ -98,6 +100,26 @@ def test_the_snapshot_answers_as_the_database_does():
              scope, ordered=False)
     same("provider_traits", [], Scope.everything())
     same("uuids", every_id[:3] + [every_id[-1] + 1000])
+    # inventories: the snapshot's, with the usage read now, as the database groups them
+    consumer = make_consumer()
+    allocate(consumer, ResourceProvider.objects.get(name="numa1"), VCPU=3)
+    allocate(consumer, ResourceProvider.objects.get(name="ss"), DISK_GB=50)
+    allocate(make_consumer(), ResourceProvider.objects.get(name="lone"), VCPU=2, MEMORY_MB=8)
+    class_ids = [snapshot.class_ids[name] for name in ("VCPU", "DISK_GB", "MEMORY_MB")]
+    monkeypatch.setattr(topology, "_current_snapshot", lambda: snapshot)   # in a transaction
+    for scope in scopes:
+        for rc_ids, exclude in ((None, ()), (class_ids[:2], ()), (None, class_ids[:1]),
+                                ([], ())):
+            expected = capacity.inventory_groups(scope, rc_ids, exclude)
+            with topology.in_use() as used_snapshot:
+                assert used_snapshot is not None
+                found = capacity.inventory_groups(scope, rc_ids, exclude)
+                rows = capacity.inventories(scope, rc_ids, exclude)
+                shown = capacity.shown_groups(scope, rc_ids, exclude)
+            assert _unordered(capacity.rows_of(found)) == _unordered(
+                capacity.rows_of(expected)), (scope.kind, rc_ids, exclude)
+            assert _unordered(rows) == _unordered(capacity.rows_of(expected))
+            assert _unordered(capacity.rows_of(shown)) == _unordered(rows)
     same("class_names", list(snapshot.class_name)[:5] + [10 ** 6])
     same("root_ids", ordered=False)
     same("any_provider_has_parent")
@@ -171,19 +193,27 @@ def test_every_change_of_the_topology_moves_the_token(committed_api):
     changes("reparent", lambda: api.put(f"/resource_providers/{child['uuid']}", {
         "name": "numa", "parent_provider_uuid": other["uuid"]}))
     changes("remove traits", lambda: api.delete(f"/resource_providers/{child['uuid']}/traits"))
+    changes("set inventories", lambda: api.put(
+        f"/resource_providers/{other['uuid']}/inventories",
+        {"inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0}))
+    changes("change an inventory", lambda: api.put(
+        f"/resource_providers/{other['uuid']}/inventories/VCPU",
+        {"total": 16, "resource_provider_generation": 1}))
+    changes("delete an inventory", lambda: api.delete(
+        f"/resource_providers/{other['uuid']}/inventories/VCPU"))
     changes("delete a provider", lambda: api.delete(f"/resource_providers/{child['uuid']}"))
     changes("delete a trait", lambda: api.delete("/traits/CUSTOM_GOLD"))
     changes("delete a resource class", lambda: api.delete("/resource_classes/CUSTOM_MAGIC"))
-    assert len(steps) == 11
+    assert len(steps) == 14
 
 
-def test_claims_inventories_and_names_leave_the_token(committed_api):
+def test_claims_and_names_leave_the_token(committed_api):
     api = committed_api
     cn = _provider(api, "cn")
-    token = _token()
     response = api.put(f"/resource_providers/{cn['uuid']}/inventories", {
         "inventories": {"VCPU": {"total": 8}}, "resource_provider_generation": 0})
     assert response.status_code == 200
+    token = _token()
     consumer = str(uuidlib.uuid4())
     response = api.put(f"/allocations/{consumer}", {
         "allocations": {cn["uuid"]: {"resources": {"VCPU": 2}}},
@@ -218,8 +248,10 @@ def test_truncate_moves_the_token(committed_api):
 QUERY = "/allocation_candidates?resources=VCPU:1&required=CUSTOM_GOLD"
 
 
-# the tables whose changes move the token (migration providers 0006)
-TOPOLOGY_TABLES = import_module("providers.migrations.0006_topology_token").TOPOLOGY_TABLES
+# the tables whose changes move the token (migrations providers 0006 and 0007)
+TOPOLOGY_TABLES = {
+    **import_module("providers.migrations.0006_topology_token").TOPOLOGY_TABLES,
+    **import_module("providers.migrations.0007_inventories_move_the_topology_token").TABLES}
 
 
 def _topology_reads(api, path):
@@ -322,14 +354,14 @@ def _settled(api, cn):
         assert response.status_code == 200
 
 
-def test_a_settled_process_reads_the_token_with_the_inventories(committed_api, settings):
+def test_a_settled_process_reads_the_token_with_the_usage(committed_api, settings):
     settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
     api = committed_api
     cn = _host(api)
     _settled(api, cn)
     response, statements = _statements(api, QUERY)
     assert list(response.json()["provider_summaries"]) == [cn["uuid"]]
-    # on PostgreSQL along with the inventories; SQLite has no round trip to save
+    # on PostgreSQL along with the usage; SQLite has no round trip to save
     assert _token_reads(statements) == ((0, 1) if connection.vendor == "postgresql"
                                         else (1, 0))
     assert statements[0] != topology.TOKEN_SQL   # not read first, in either case
@@ -376,17 +408,31 @@ def test_a_name_unknown_to_a_stale_snapshot_is_looked_up_again(committed_api, se
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite reads it on its own")
-def test_an_answer_without_inventory_rows_confirms_the_token_on_its_own(committed_api,
-                                                                        settings):
+def test_the_token_comes_along_when_nothing_is_allocated(committed_api, settings):
     settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
     api = committed_api
     cn = _host(api)
     _settled(api, cn)
-    # below 1.27 only the requested classes are read: no row to carry the token
-    response, statements = _statements(api, "/allocation_candidates?resources=DISK_GB:1",
-                                       version="1.26")
-    assert response.json()["allocation_requests"] == []
-    assert _token_reads(statements) == (1, 1)   # the inventories brought no row
+    for query in ("resources=DISK_GB:1", "resources=VCPU:1"):   # no inventory; no usage
+        response, statements = _statements(api, "/allocation_candidates?" + query,
+                                           version="1.26")
+        assert response.status_code == 200
+        assert _token_reads(statements) == (0, 1)
+
+
+def test_an_inventory_changed_elsewhere_is_seen_by_the_next_request(committed_api,
+                                                                     settings):
+    settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
+    api = committed_api
+    cn = _host(api)
+    _settled(api, cn)
+    for total, count in ((1, 0), (8, 1)):
+        with connection.cursor() as cursor:   # as another process would
+            cursor.execute("UPDATE inventories SET total = %s", [total])
+        response, _ = _statements(api, "/allocation_candidates?resources=VCPU:2")
+        assert len(response.json()["allocation_requests"]) == count
+        response, _ = _statements(api, "/allocation_candidates?resources=VCPU:2")
+        assert len(response.json()["allocation_requests"]) == count
 
 
 def test_a_provider_unknown_to_a_stale_snapshot_is_read_again(committed_api, settings):
