@@ -78,6 +78,23 @@ def test_limits_are_checked():
         call_command("benchmark_candidates", limits="none,five", stdout=StringIO())
 
 
+class _NoLocalDatabase:
+    def __getattr__(self, name):
+        raise AssertionError("the local database was read")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_live_server_is_sized_by_what_it_answers(live_server, monkeypatch):
+    # with --url the local database plays no part (it need not even be migrated)
+    call_command("benchmark_candidates", shape="nested", count=2, limits="none", reps=1,
+                 wipe=True, stdout=StringIO())
+    monkeypatch.setattr(benchmark_candidates, "ResourceProvider", _NoLocalDatabase())
+    out = StringIO()
+    call_command("benchmark_candidates", shape="nested", limits="5", reps=1,
+                 url=live_server.url, stdout=out)
+    assert _rows(out.getvalue()) == {("nested", 2, "limit=5"): ("4", "-")}
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_live_servers_side_by_side(live_server):
     call_command("benchmark_candidates", shape="flat", count=3, limits="none", reps=1,

@@ -158,6 +158,8 @@ class Command(BaseCommand):
                 _analyze()
                 self.stdout.write(f"loaded {name} x{n} in "
                                   f"{time.perf_counter() - started:.1f}s")
+            elif url:
+                n = _live_root_count(url)   # the local database may not even exist
             else:
                 n = ResourceProvider.objects.filter(parent=None).count()
             _settle_topology(send, QUERIES[name])
@@ -372,6 +374,24 @@ def _live(url):
                     raise CommandError(f"{url}: {exc}") from exc
 
     return send
+
+
+def _live_root_count(url):
+    """How many root providers the server at url holds (the size a table row shows)."""
+    parsed = urlparse(url)
+    conn = http.client.HTTPConnection(parsed.hostname, parsed.port or 80)
+    try:
+        conn.request("GET", f"{parsed.path.rstrip('/')}/resource_providers", headers=HEADERS)
+        response = conn.getresponse()
+        content = response.read()
+    except (http.client.HTTPException, OSError) as exc:
+        raise CommandError(f"{url}: {exc}") from exc
+    finally:
+        conn.close()
+    if response.status != 200:
+        raise CommandError(f"{url}/resource_providers: HTTP {response.status}")
+    providers = json.loads(content)["resource_providers"]
+    return sum(1 for provider in providers if provider["parent_provider_uuid"] is None)
 
 
 # --- loading ---------------------------------------------------------------------------------
