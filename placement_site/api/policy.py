@@ -149,14 +149,25 @@ class PlacementEnforcer(policy.Enforcer):
         super().__init__(*args, **kwargs)
         self._next_look = 0.0
         self._decisions = {}
+        self._looking = threading.Lock()
 
     def load_rules(self, force_reload=False):
-        # enforce() calls this on every check
-        now = time.monotonic()
-        if self.rules and not force_reload and now < self._next_look:
+        # enforce() calls this on every check: the files are looked at only when due
+        if not self._look_due(force_reload):
             return
-        self._next_look = now + POLICY_FILES_CHECKED_EVERY
-        self._decisions = {}
+        with self._looking:
+            if not self._look_due(force_reload):
+                return   # another thread has just looked
+            self._reload(force_reload)
+            # a new dict only now: what a thread decided while the rules were being
+            # reloaded went into the old one
+            self._decisions = {}
+            self._next_look = time.monotonic() + POLICY_FILES_CHECKED_EVERY
+
+    def _look_due(self, force_reload):
+        return force_reload or not self.rules or time.monotonic() >= self._next_look
+
+    def _reload(self, force_reload):
         rules, file_rules = copy.copy(self.rules), copy.copy(self.file_rules)
         try:
             super().load_rules(force_reload)
