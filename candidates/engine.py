@@ -87,7 +87,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
             breadth_first, window)
     with topology.optimistic_use() as use:
         if use is not None:
-            # the settled snapshot, its token read along with the first inventories
+            # the settled snapshot, its token read along with the first usage
             try:
                 result = _find(*args)
             except DatabaseError:
