@@ -12,13 +12,16 @@ from providers.rules import capacity
 
 _COLUMNS = """i.provider_id, i.resource_class_id, {used} AS used, i.total, i.reserved,
            i.allocation_ratio, i.min_unit, i.max_unit, i.step_size"""
+# The usage of each provider and class that has allocations (usage(), and _WIDE's).
+_USAGE = """
+    SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
+    FROM allocations a WHERE 1 = 1{usage_where}
+    GROUP BY a.provider_id, a.resource_class_id"""
 # The whole database, or a wide share of it: one grouped pass over the allocations.
 _WIDE = f"""
     SELECT {_COLUMNS.format(used="COALESCE(u.used, 0)")}
     FROM inventories i
-    LEFT JOIN (SELECT a.provider_id, a.resource_class_id, SUM(a.used) AS used
-               FROM allocations a WHERE 1 = 1{{usage_classes}}
-               GROUP BY a.provider_id, a.resource_class_id) u
+    LEFT JOIN ({_USAGE}) u
            ON u.provider_id = i.provider_id AND u.resource_class_id = i.resource_class_id
     WHERE 1 = 1{{classes}}"""
 # A few trees or providers: sum the usage of each row through the allocations index.
@@ -117,10 +120,6 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
     return [(row[:-1], row[-1]) for row in fetch(_GROUPED.format(rows=sql), params)]
 
 
-_USAGE = """
-    SELECT a.provider_id, a.resource_class_id, SUM(a.used)
-    FROM allocations a WHERE 1 = 1{classes}{scope}
-    GROUP BY a.provider_id, a.resource_class_id"""
 # PostgreSQL, a snapshot not yet confirmed: the token comes along in every row, and in a
 # row of its own when nothing is allocated.
 _USAGE_WITH_TOKEN = """
@@ -137,7 +136,7 @@ def usage(scope, rc_ids=None, exclude_rc_ids=()):
     read on its own there)."""
     classes, params = _classes("a", rc_ids, exclude_rc_ids)
     where, scope_params = scope.provider_filter("a.provider_id")
-    sql, params = _USAGE.format(classes=classes, scope=where), params + scope_params
+    sql, params = _USAGE.format(usage_where=classes + where), params + scope_params
     if not (topology.token_wanted() and _grouped_by_database()):
         return {(rp, rc): used for rp, rc, used in fetch(sql, params)}
     rows = fetch(_USAGE_WITH_TOKEN.format(sql=sql), params)
@@ -183,7 +182,7 @@ def _rows_query(scope, rc_ids, exclude_rc_ids):
     if scope.kind == "all" or _wide(scope):
         usage_classes, usage_params = _classes("a", rc_ids, exclude_rc_ids)
         usage_scope, usage_scope_params = scope.provider_filter("a.provider_id")
-        sql = _WIDE.format(classes=classes + where, usage_classes=usage_classes + usage_scope)
+        sql = _WIDE.format(classes=classes + where, usage_where=usage_classes + usage_scope)
         params = usage_params + usage_scope_params + params + scope_params
     else:
         sql = _SOME.format(classes=classes, scope=where)
