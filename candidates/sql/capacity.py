@@ -45,7 +45,7 @@ _GROUPED = """
 def inventories(scope, rc_ids=None, exclude_rc_ids=()):
     """inventory_groups() as rows (rp_id, rc_id, used, total, ...), one per provider and
     class."""
-    if _grouped_by_database() or topology.active() is not None:
+    if _read_grouped():
         return rows_of(inventory_groups(scope, rc_ids, exclude_rc_ids))
     sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
     return fetch(sql, params) if sql else []
@@ -55,7 +55,7 @@ def shown_groups(scope, rc_ids=None, exclude_rc_ids=()):
     """What provider summaries show of the inventories in scope, as inventory_groups()
     pairs (key, [rp_id, ...]): grouped where the database or the snapshot groups them;
     elsewhere each row is its own group, in the order read (no grouping pass in Python)."""
-    if _grouped_by_database() or topology.active() is not None:
+    if _read_grouped():
         return inventory_groups(scope, rc_ids, exclude_rc_ids)
     sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
     return [(row[1:], (row[0],)) for row in fetch(sql, params)] if sql else []
@@ -108,7 +108,7 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
     """
     snapshot = topology.active()
     if snapshot is not None:
-        if scope.empty or (rc_ids is not None and not rc_ids):
+        if _nothing_to_read(scope, rc_ids):
             return []
         return add_usage(snapshot.inventory_groups(scope, rc_ids, exclude_rc_ids),
                          usage(scope, rc_ids, exclude_rc_ids))
@@ -168,6 +168,16 @@ def add_usage(groups, used):
     return found
 
 
+def _read_grouped():
+    """Do inventories come grouped (by the database, or from the snapshot)?"""
+    return _grouped_by_database() or topology.active() is not None
+
+
+def _nothing_to_read(scope, rc_ids):
+    """No inventory can be in scope, or no class is asked for."""
+    return scope.empty or (rc_ids is not None and not rc_ids)
+
+
 def _grouped_by_database():
     return connections[read_alias()].vendor == "postgresql"
 
@@ -175,7 +185,7 @@ def _grouped_by_database():
 def _rows_query(scope, rc_ids, exclude_rc_ids):
     """(sql, params) of the rows inventory_groups() groups; (None, None) when there can
     be none."""
-    if scope.empty or (rc_ids is not None and not rc_ids):
+    if _nothing_to_read(scope, rc_ids):
         return None, None
     classes, params = _classes("i", rc_ids, exclude_rc_ids)
     where, scope_params = scope.provider_filter("i.provider_id")
