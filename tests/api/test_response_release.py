@@ -3,13 +3,13 @@ collector (PlacementViewSet.dispatch): a worker serving large answers back to ba
 otherwise hold each of them until the collector's next full pass.
 
 Requests go through Django's WSGI handler, as gunicorn calls it (the test client keeps
-references of its own to every response), with benchmark_candidates' helper."""
+references of its own to every response), with the benchmarks' helper (bench/wsgi.py)."""
 import gc
 
 import pytest
 from django.http import HttpResponseBase
 
-from candidates.management.commands.benchmark_candidates import wsgi_get
+from bench.wsgi import wsgi_get
 from tests.factories import make_provider
 
 pytestmark = pytest.mark.django_db

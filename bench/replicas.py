@@ -2,10 +2,10 @@
 
 Usage (a primary in DATABASE_URL, its streaming hot standby in DATABASE_REPLICA_URLS)::
 
-    python manage.py benchmark_replicas [--seconds 5] [--clients 4] [--load 500]
+    python -m bench replicas [--seconds 5] [--clients 4] [--load 500]
 
-* ``--load N`` first loads N flat compute nodes (benchmark_candidates' flat shape,
-  into an empty providers table) and waits until the replica has them.
+* ``--load N`` first loads N flat compute nodes (bench/cloud.py's flat shape, into an
+  empty providers table) and waits until the replica has them.
 * Three runs of GET /allocation_candidates (the perf kit's flat query), each
   ``--clients`` threads in-process for ``--seconds``: "0 replicas" (the replica routes
   switched off: the primary answers), "1 replica" (the router sends candidates to the
@@ -21,60 +21,58 @@ import threading
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.test import Client
 from django.test.utils import override_settings
 
-from candidates.management.commands.benchmark_candidates import QUERIES, load_flat
+from bench import BenchError, cloud
 from placement_site import db_routing
 from providers.models import ResourceProvider
 
+HELP = "candidates throughput with 0 and 1 read replicas, and with a lagging replica"
 HEADERS = {"HTTP_X_AUTH_TOKEN": "admin", "HTTP_OPENSTACK_API_VERSION": "placement latest"}
 
 
-class Command(BaseCommand):
-    help = "Candidates throughput with 0 and 1 replicas and the lag fallback (see docstring)."
+def add_arguments(parser):
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--load", type=int, default=0, metavar="N")
 
-    def add_arguments(self, parser):
-        parser.add_argument("--seconds", type=float, default=5.0)
-        parser.add_argument("--clients", type=int, default=4)
-        parser.add_argument("--load", type=int, default=0, metavar="N")
 
-    def handle(self, *args, seconds, clients, load, **options):
-        if seconds <= 0 or clients < 1 or load < 0:
-            raise CommandError("--seconds must be > 0, --clients >= 1, --load >= 0")
-        replicas = db_routing.replica_aliases()
-        if not replicas:
-            raise CommandError("no replica configured: set DATABASE_REPLICA_URLS "
-                               "([placement_database] slave_connection)")
-        replica = replicas[0]
-        if "allocation_candidates" not in db_routing.replica_routes():
-            raise CommandError("allocation_candidates is not in replica_read_routes")
-        if load:
-            if ResourceProvider.objects.exists():
-                raise CommandError("providers exist: --load needs an empty providers table")
-            load_flat(load)
-        wait_caught_up(replica)
-        query = "/allocation_candidates?" + QUERIES["flat"] + "&limit=50"
-        rows = []
-        with override_settings(PLACEMENT_REPLICA_READ_ROUTES=[]):
-            rows.append(("0 replicas", *measure(query, clients, seconds), "primary"))
-        if not db_routing.replica_usable(replica, force=True):
-            raise CommandError(f"{replica} is not usable: "
-                               f"{db_routing.replica_status()[replica][1]}")
-        rows.append(("1 replica", *measure(query, clients, seconds), replica))
-        with replay_paused(replica):
-            time.sleep(settings.PLACEMENT_REPLICA_MAX_LAG + db_routing.HEALTH_TTL + 0.5)
-            usable = db_routing.replica_usable(replica, force=True)
-            reason = db_routing.replica_status()[replica][1]
-            rows.append(("lagging replica", *measure(query, clients, seconds),
-                         replica if usable else f"primary ({reason})"))
-        self.stdout.write(f"{'run':16} {'req/s':>8} {'median ms':>10} {'errors':>7}  reads")
-        for name, rate, median, errors, where in rows:
-            self.stdout.write(f"{name:16} {rate:8.1f} {median:10.1f} {errors:7d}  {where}")
-        if rows[-1][3] or rows[-1][4] == replica:
-            raise CommandError("the lagging replica was not skipped cleanly")
+def run(options, out):
+    seconds, clients, load = options.seconds, options.clients, options.load
+    if seconds <= 0 or clients < 1 or load < 0:
+        raise BenchError("--seconds must be > 0, --clients >= 1, --load >= 0")
+    replicas = db_routing.replica_aliases()
+    if not replicas:
+        raise BenchError("no replica configured: set DATABASE_REPLICA_URLS "
+                         "([placement_database] slave_connection)")
+    replica = replicas[0]
+    if "allocation_candidates" not in db_routing.replica_routes():
+        raise BenchError("allocation_candidates is not in replica_read_routes")
+    if load:
+        if ResourceProvider.objects.exists():
+            raise BenchError("providers exist: --load needs an empty providers table")
+        cloud.build(cloud.flat(load))
+    wait_caught_up(replica)
+    query = "/allocation_candidates?" + cloud.QUERIES["flat"] + "&limit=50"
+    rows = []
+    with override_settings(PLACEMENT_REPLICA_READ_ROUTES=[]):
+        rows.append(("0 replicas", *measure(query, clients, seconds), "primary"))
+    if not db_routing.replica_usable(replica, force=True):
+        raise BenchError(f"{replica} is not usable: {db_routing.replica_status()[replica][1]}")
+    rows.append(("1 replica", *measure(query, clients, seconds), replica))
+    with replay_paused(replica):
+        time.sleep(settings.PLACEMENT_REPLICA_MAX_LAG + db_routing.HEALTH_TTL + 0.5)
+        usable = db_routing.replica_usable(replica, force=True)
+        reason = db_routing.replica_status()[replica][1]
+        rows.append(("lagging replica", *measure(query, clients, seconds),
+                     replica if usable else f"primary ({reason})"))
+    out.write(f"{'run':16} {'req/s':>8} {'median ms':>10} {'errors':>7}  reads\n")
+    for name, rate, median, errors, where in rows:
+        out.write(f"{name:16} {rate:8.1f} {median:10.1f} {errors:7d}  {where}\n")
+    if rows[-1][3] or rows[-1][4] == replica:
+        raise BenchError("the lagging replica was not skipped cleanly")
 
 
 def measure(path, clients, seconds):
@@ -116,7 +114,7 @@ def wait_caught_up(replica, timeout=60):
             if cursor.fetchone()[0]:
                 return
             if time.monotonic() > deadline:
-                raise CommandError(f"{replica} did not catch up within {timeout} s")
+                raise BenchError(f"{replica} did not catch up within {timeout} s")
             time.sleep(0.1)
 
 
@@ -131,8 +129,8 @@ class replay_paused:
             with connections[self.replica].cursor() as cursor:
                 cursor.execute("SELECT pg_wal_replay_pause()")
         except DatabaseError as exc:
-            raise CommandError(f"cannot pause replay on {self.replica}: "
-                               f"{' '.join(str(exc).split())}")
+            raise BenchError(f"cannot pause replay on {self.replica}: "
+                             f"{' '.join(str(exc).split())}")
         with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
             cursor.execute("SELECT txid_current()")  # a commit the replica will not replay
 

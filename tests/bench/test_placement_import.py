@@ -1,13 +1,13 @@
-"""generate_placement_db and benchmark_placement_import on a tiny source (a smoke test:
-the figures are machine-dependent, the report's shape and the rollback are not)."""
+"""python -m bench placement_import on a tiny generated source (a smoke test: the figures
+are machine-dependent, the report's shape and the rollback are not)."""
 import re
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.core.management.base import CommandError
 
 from allocations.models import Allocation, Consumer
+from bench import BenchError
 from providers.models import ResourceProvider
 from tests.upstream.conftest import source_rows
 
@@ -28,10 +28,8 @@ def generated(tmp_path):
     return url
 
 
-def test_the_benchmark_reports_rows_per_second_and_rolls_back(generated):
-    out = StringIO()
-    call_command("benchmark_placement_import", generated, "--batch-size", "4", stdout=out)
-    report = out.getvalue()
+def test_reports_rows_per_second_and_rolls_back(bench, generated):
+    report = bench("placement_import", generated, "--batch-size", 4)
     assert re.search(r"^target \w+, batch size 4, \d+ CPU\(s\), load average [\d.]+$",
                      report, re.M), report
     assert re.search(r"^allocations\s+18$", report, re.M), report
@@ -43,11 +41,14 @@ def test_the_benchmark_reports_rows_per_second_and_rolls_back(generated):
     assert not ResourceProvider.objects.exists() and not Allocation.objects.exists()
 
 
-def test_the_benchmark_keeps_the_import_when_asked(generated):
-    out = StringIO()
-    call_command("benchmark_placement_import", generated, "--keep", stdout=out)
-    assert "rolled back" not in out.getvalue()
+def test_keeps_the_import_when_asked(bench, generated):
+    assert "rolled back" not in bench("placement_import", generated, "--keep")
     assert (ResourceProvider.objects.count(), Consumer.objects.count(),
             Allocation.objects.count()) == (10, 6, 18)
-    with pytest.raises(CommandError, match="benchmark into an empty database"):
-        call_command("benchmark_placement_import", generated, stdout=StringIO())
+    with pytest.raises(BenchError, match="benchmark into an empty database"):
+        bench("placement_import", generated)
+
+
+def test_an_unreadable_source_is_one_line(bench, tmp_path):
+    with pytest.raises(BenchError):
+        bench("placement_import", f"sqlite:///{tmp_path / 'missing.sqlite'}")

@@ -1,0 +1,183 @@
+"""Time the operator UI's pages on a synthetic cloud of N providers.
+
+Usage::
+
+    python -m bench ui [--providers 1000] [--repeat 7]
+
+Builds the operator cloud (bench/cloud.py, `operator_cloud`) in the configured database
+(DATABASE_URL), inside a transaction that is rolled back at the end, so nothing is left
+behind; the providers table must be empty, so the figures describe this cloud only.
+Rows are bulk-created, not written through the services: this measures reads, and
+1,000 providers through the services would take minutes. A staff user is logged in
+with Django's test client, each page is requested once (warm-up, must answer 200),
+then ``--repeat`` times, and a table of median wall ms, median CPU ms (this thread's
+time, so waits for a core on a busy machine are not counted), SQL queries and response
+size is printed, with the load average. The per-request log lines (placement.request,
+INFO) are turned off while it runs, to keep the table readable. The run fails (non-zero
+exit) if any page did not answer 200.
+"""
+import logging
+import os
+import statistics
+import time
+import uuid as uuidlib
+from urllib.parse import urlencode
+
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from bench import BenchError, cloud
+from providers.models import ResourceProvider
+
+HELP = "build a cloud of N providers in a rolled-back transaction and time every UI page"
+
+
+def add_arguments(parser):
+    parser.add_argument("--providers", type=int, default=1000,
+                        help=f"providers to build (at least {cloud.OPERATOR_MIN_PROVIDERS}; "
+                             "default 1000)")
+    parser.add_argument("--repeat", type=int, default=7,
+                        help="timed requests per page after one warm-up (default 7)")
+
+
+def run(options, out):
+    providers, repeat = options.providers, options.repeat
+    if providers < cloud.OPERATOR_MIN_PROVIDERS:
+        raise BenchError(f"--providers must be at least {cloud.OPERATOR_MIN_PROVIDERS}, "
+                         f"not {providers}")
+    if repeat < 1:
+        raise BenchError(f"--repeat must be at least 1, not {repeat}")
+    if ResourceProvider.objects.exists():
+        raise BenchError("providers exist: the ui benchmark builds its own cloud, "
+                         "point DATABASE_URL at an empty migrated database")
+    request_log = logging.getLogger("placement.request")
+    level = request_log.level
+    request_log.setLevel(logging.WARNING)
+    try:
+        failed = _timed_pages(providers, repeat, out)
+    finally:
+        request_log.setLevel(level)
+    if failed:
+        raise BenchError(f"not 200: {', '.join(failed)}")
+
+
+def _timed_pages(providers, repeat, out):
+    """Build, time and print; returns the labels of pages that did not answer 200."""
+    failed = []
+    with transaction.atomic():
+        started = time.perf_counter()
+        planned = cloud.operator_cloud(providers)
+        built = cloud.build(planned)
+        cloud.analyze()
+        out.write(f"built {built} providers, {len(planned.consumers)} consumers in "
+                  f"{time.perf_counter() - started:.1f}s ({connection.vendor}); "
+                  "rolled back at the end\n")
+        client = Client()
+        client.force_login(get_user_model().objects.create_superuser(
+            f"benchmark-ui-{uuidlib.uuid4().hex[:8]}", "benchmark@example.invalid", None))
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        out.write(f"{'page':36} {'status':>6} {'median ms':>10} {'CPU ms':>8} "
+                  f"{'queries':>8} {'KiB':>6}  (median of {repeat}; load {load})\n")
+        for label, method, url, data in pages(planned):
+            status, wall, cpu, counts, size = measure(client, method, url, data, repeat)
+            queries = "-".join(str(c) for c in sorted({min(counts), max(counts)})) \
+                if counts else "-"
+            if status != 200:
+                failed.append(label)
+                out.write(f"{label:36} {status:>6} {'-':>10} {'-':>8} {queries:>8} {'-':>6}\n")
+            else:
+                out.write(f"{label:36} {status:>6} {wall:10.1f} {cpu:8.1f} "
+                          f"{queries:>8} {size:6.0f}\n")
+        transaction.set_rollback(True)
+    return failed
+
+
+def pages(planned):
+    """(label, method, url, data) of every page timed on the built operator cloud."""
+    by_name = dict(ResourceProvider.objects.filter(
+        name__in=[planned.big_root, planned.compute_root]).values_list("name", "uuid"))
+    numas = list(ResourceProvider.objects.filter(name__in=planned.numa_names)
+                 .order_by("name").values_list("uuid", flat=True))
+    providers, csv = reverse("ui:providers"), reverse("ui:providers-csv")
+    candidates, why_not = reverse("ui:candidates"), reverse("ui:why-not")
+    return [
+        ("dashboard", "get", reverse("ui:dashboard"), None),
+        ("providers, page 1 by name", "get", providers, None),
+        ("providers, page 3 by name", "get", providers, {"page": 3}),
+        ("providers, sorted by usage", "get", providers, {"sort": "-usage"}),
+        ("providers, usage of VCPU", "get", providers, {"sort": "-usage", "usage_of": "VCPU"}),
+        ("providers, resources + required", "get", providers,
+         {"resources": "VCPU:4", "required": "HW_NUMA_ROOT"}),
+        ("providers, member_of + !trait", "get", providers,
+         {"member_of": cloud.OPERATOR_AGGREGATES[1], "required": "!HW_CPU_X86_AVX2"}),
+        ("providers, over capacity", "get", providers, {"over_capacity": "on"}),
+        ("providers, name contains", "get", providers, {"q": "pf1"}),
+        ("providers CSV, all", "get", csv, None),
+        ("providers CSV, by usage", "get", csv, {"sort": "-usage"}),
+        ("subtree fragment of big-0", "get",
+         reverse("ui:provider-subtree", args=[by_name[planned.big_root]]),
+         {"start": 1, "fragment": "1"}),
+        ("provider page (cn0000)", "get",
+         reverse("ui:provider", args=[by_name[planned.compute_root]]), None),
+        ("capacity", "get", reverse("ui:capacity"), None),
+        ("capacity ?rc=VCPU", "get", reverse("ui:capacity"), {"rc": "VCPU"}),
+        ("status", "get", reverse("ui:status"), None),
+        ("resource classes", "get", reverse("ui:resource-classes"), None),
+        ("traits", "get", reverse("ui:traits"), None),
+        (f"bulk list VCPU ({len(numas)} rows)", "get", reverse("ui:bulk"),
+         {"resource_class": "VCPU"}),
+        (f"POST bulk preview ({len(numas)})", "post", reverse("ui:bulk-preview"),
+         {"resource_class": "VCPU", "provider": numas, "allocation_ratio": "1.0"}),
+        ("usages", "get", reverse("ui:usages"), None),
+        ("usages CSV", "get", reverse("ui:usages-csv"), None),
+        ("consumer page", "get",
+         reverse("ui:consumer", args=[planned.consumer_uuids[planned.consumer_key]]), None),
+        ("candidates, page 1", "get", candidates,
+         {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39"}),
+        ("candidates, page 5", "get", candidates,
+         {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39", "page": "5"}),
+        ("candidates, granular + sharing", "get", candidates,
+         {"q": "resources=MEMORY_MB:512,DISK_GB:50&resources_NET=SRIOV_NET_VF:1"
+               "&required_NET=CUSTOM_PHYSNET1&resources_CPU=VCPU:2&group_policy=isolate",
+          "version": "1.39"}),
+        ("why-not, empty answer", "get", why_not,
+         {"q": "resources=VCPU:200,MEMORY_MB:512", "version": "1.39"}),
+        ("why-not, traits + aggregate", "get", why_not,
+         {"q": "resources=VCPU:1,MEMORY_MB:512,DISK_GB:100&required=HW_CPU_X86_AVX2"
+               f"&member_of={cloud.OPERATOR_SHARED_AGGREGATE}", "version": "1.39"}),
+        ("why-not, isolate + same_subtree", "get", why_not,
+         {"q": "resources_A=SRIOV_NET_VF:4&resources_B=SRIOV_NET_VF:4&required_N=HW_NUMA_ROOT"
+               "&group_policy=isolate&same_subtree=_A,_B,_N", "version": "1.39", "page": "3"}),
+        ("why-not.json, empty answer", "get", reverse("ui:why-not-json"),
+         {"q": "resources=VCPU:200,MEMORY_MB:512", "version": "1.39"}),
+    ]
+
+
+def measure(client, method, url, data, repeat):
+    """Warm-up, then `repeat` requests: (status, median wall ms, median CPU ms,
+    query counts seen, KiB). A form is posted url-encoded, as a browser does."""
+    if method == "post":
+        def send():
+            return client.post(url, urlencode(data, doseq=True),
+                               content_type="application/x-www-form-urlencoded")
+    else:
+        def send():
+            return client.get(url, data or {})
+    response = send()
+    if response.status_code != 200:
+        return response.status_code, None, None, set(), 0
+    walls, cpus, counts = [], [], set()
+    for _ in range(repeat):
+        with CaptureQueriesContext(connection) as queries:
+            wall, cpu = time.perf_counter(), time.thread_time()
+            response = send()
+            cpus.append((time.thread_time() - cpu) * 1000)
+            walls.append((time.perf_counter() - wall) * 1000)
+        counts.add(len(queries))
+        if response.status_code != 200:
+            return response.status_code, None, None, counts, 0
+    return (200, statistics.median(walls), statistics.median(cpus), counts,
+            len(response.content) / 1024)
