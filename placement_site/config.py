@@ -1,7 +1,10 @@
 """The service's configuration: placement.conf (oslo.config) and environment variables.
 
-Sources, later wins: option defaults, `/etc/placement/placement.conf` (when it exists),
-the file named by PLACEMENT_CONFIG_FILE, then the environment variables of ENVIRONMENT.
+Sources, later wins: option defaults, `placement.conf` in the configuration directory
+(OS_PLACEMENT_CONFIG_DIR, default `/etc/placement`, as Placement's WSGI module reads it;
+`policy.yaml` is looked for beside it), or instead the `--config-file`/`--config-dir`
+given to a console script, then the file named by PLACEMENT_CONFIG_FILE, then the
+environment variables of ENVIRONMENT.
 Section and option names are Placement's own ([placement_database], [api], [placement],
 [oslo_policy], [cors], [keystone_authtoken]); [django] holds the web framework's few.
 This is the only module that reads the process environment; settings.py asks it.
@@ -19,8 +22,14 @@ from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# A git checkout (manage.py beside the packages) keeps its data under data/; an installed
+# package keeps it where a system service does.
+IN_CHECKOUT = (BASE_DIR / "manage.py").is_file()
+DEFAULT_DATA_DIR = str(BASE_DIR / "data") if IN_CHECKOUT else "/var/lib/placement"
 # Looked up by config_files() at each load(), so a test can point it elsewhere.
-SYSTEM_CONFIG_FILE = "/etc/placement/placement.conf"
+SYSTEM_CONFIG_DIR = "/etc/placement"
+CONFIG_DIR_VARIABLE = "OS_PLACEMENT_CONFIG_DIR"
+CONFIG_FILE_NAME = "placement.conf"
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 
 
@@ -98,8 +107,10 @@ OPTIONS = {
         cfg.StrOpt("log_level", default="INFO",
                    choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
                    ignore_case=True, help="Root log level."),
-        cfg.StrOpt("data_dir", default=str(BASE_DIR / "data"),
-                   help="Directory of the default SQLite database and generated secret key."),
+        cfg.StrOpt("data_dir", default=DEFAULT_DATA_DIR,
+                   help="Directory of the default SQLite database and generated secret "
+                        "key (default: data/ in a checkout, /var/lib/placement when "
+                        "installed as a package)."),
         cfg.StrOpt("log_format", default="text", choices=["text", "json"],
                    help="text: plain lines for development; json: one JSON object per "
                         "line (one per request) for log pipelines."),
@@ -180,8 +191,21 @@ def register_options(conf):
     conf.set_default("enforce_new_defaults", True, group="oslo_policy")
 
 
+def config_dir(environ):
+    return environ.get(CONFIG_DIR_VARIABLE, "").strip() or SYSTEM_CONFIG_DIR
+
+
 def config_files(environ):
-    files = [SYSTEM_CONFIG_FILE] if os.path.isfile(SYSTEM_CONFIG_FILE) else []
+    """placement.conf of the configuration directory (an explicitly named directory must
+    have one), then the file PLACEMENT_CONFIG_FILE names."""
+    directory = config_dir(environ)
+    default = os.path.join(directory, CONFIG_FILE_NAME)
+    if os.path.isfile(default):
+        files = [default]
+    elif environ.get(CONFIG_DIR_VARIABLE, "").strip():
+        raise ConfigError(f"{CONFIG_DIR_VARIABLE}: no {CONFIG_FILE_NAME} in {directory}")
+    else:
+        files = []
     named = environ.get("PLACEMENT_CONFIG_FILE")
     if named:
         if not os.path.isfile(named):
@@ -190,16 +214,22 @@ def config_files(environ):
     return files
 
 
-def load(environ=None):
-    """Parse the files and the environment; raise ConfigError on any bad value."""
+def load(environ=None, args=(), register_cli=None, prog=None, version=None):
+    """Parse the files and the environment; raise ConfigError on any bad value.
+
+    `args` are a console script's command line (oslo.config's --config-file and
+    --config-dir replace the default files, as in Placement's commands), its options
+    registered by `register_cli(conf)`; a bad command line exits as argparse does."""
     environ = os.environ if environ is None else environ
     conf = cfg.ConfigOpts()
     register_options(conf)
+    if register_cli is not None:
+        register_cli(conf)
     files = config_files(environ)
     options = {(group, opt.dest): opt for group, opts in option_groups() for opt in opts}
     try:
-        conf(args=[], project="placement", default_config_files=files,
-             default_config_dirs=[], use_env=False)
+        conf(args=list(args), project="placement", prog=prog, version=version,
+             default_config_files=files, default_config_dirs=[], use_env=False)
     except cfg.Error as exc:
         raise ConfigError(_one_line(exc))
     for variable, (group, name) in ENVIRONMENT.items():
@@ -223,6 +253,21 @@ def load(environ=None):
     _check_database_url(conf.placement_database.connection)
     _check_replica_urls(conf.placement_database)
     return conf
+
+
+_installed = None
+
+
+def install(conf):
+    """Make `conf` the configuration the settings take (a console script that parsed its
+    own command line calls this before Django starts)."""
+    global _installed
+    _installed = conf
+
+
+def current():
+    """The installed configuration, else one loaded from the files and environment."""
+    return _installed if _installed is not None else load()
 
 
 def prometheus_multiproc_dir(environ=None):

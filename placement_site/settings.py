@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 from placement_site import config
 
 try:
-    CONF = config.load()
+    CONF = config.current()
 except config.ConfigError as exc:
     config.stop(exc)
 
@@ -128,7 +128,9 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = None
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # top-level templates/ in a checkout; inside this package when installed
+        "DIRS": [BASE_DIR / "templates" if config.IN_CHECKOUT
+                 else Path(__file__).resolve().parent / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -159,7 +161,7 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = DATA_DIR / "staticfiles"  # collectstatic, for a proxy that serves them
 
 # Paths served by Django's own session-authenticated pages, not by the Placement API.
 PLACEMENT_NON_API_PREFIXES = ("/admin/", "/ui/", "/static/")

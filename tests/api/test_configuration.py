@@ -86,9 +86,9 @@ def test_bad_environment_values_name_the_variable_and_the_option():
 
 
 def test_the_system_config_file_is_read_when_it_exists(tmp_path, monkeypatch):
-    assert config.SYSTEM_CONFIG_FILE == "/etc/placement/placement.conf"
-    system = tmp_path / "etc-placement.conf"
-    monkeypatch.setattr(config, "SYSTEM_CONFIG_FILE", str(system))
+    assert config.SYSTEM_CONFIG_DIR == "/etc/placement"
+    monkeypatch.setattr(config, "SYSTEM_CONFIG_DIR", str(tmp_path))
+    system = tmp_path / "placement.conf"
     assert config.load({}).placement.max_allocation_candidates == -1  # absent: skipped
     system.write_text("[placement]\nmax_allocation_candidates = 3\n"
                       "[api]\nauth_strategy = keystone\n")
@@ -103,6 +103,28 @@ def test_the_system_config_file_is_read_when_it_exists(tmp_path, monkeypatch):
     assert conf.placement.max_allocation_candidates == 4
     assert conf.api.auth_strategy == "noauth2"
     assert conf.config_file == [str(system), str(named / "placement.conf")]
+
+
+def test_os_placement_config_dir_names_the_directory_of_placement_conf(tmp_path):
+    (tmp_path / "placement.conf").write_text("[placement]\nmax_allocation_candidates = 7\n")
+    conf = config.load({"OS_PLACEMENT_CONFIG_DIR": str(tmp_path)})
+    assert conf.placement.max_allocation_candidates == 7
+    assert conf.config_file == [str(tmp_path / "placement.conf")]
+    # named explicitly, the directory must hold placement.conf
+    with pytest.raises(config.ConfigError,
+                       match=r"^OS_PLACEMENT_CONFIG_DIR: no placement.conf in "):
+        config.load({"OS_PLACEMENT_CONFIG_DIR": str(tmp_path / "elsewhere")})
+
+
+def test_a_console_scripts_config_file_replaces_the_default_one(tmp_path):
+    (tmp_path / "placement.conf").write_text("[placement]\nmax_allocation_candidates = 7\n")
+    other = tmp_path / "other.conf"
+    other.write_text("[placement]\nrandomize_allocation_candidates = true\n")
+    conf = config.load({"OS_PLACEMENT_CONFIG_DIR": str(tmp_path)},
+                       args=["--config-file", str(other)])
+    assert conf.config_file == [str(other)]
+    assert conf.placement.max_allocation_candidates == -1
+    assert conf.placement.randomize_allocation_candidates is True
 
 
 def test_a_missing_config_file_is_an_error(tmp_path):

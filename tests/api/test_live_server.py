@@ -36,8 +36,10 @@ PORT = 18411  # this project's test port range
 
 
 def server_environ(conf_path):
+    """The server's environment: conf_path (a placement.conf) found as Placement's WSGI
+    module finds it, through OS_PLACEMENT_CONFIG_DIR."""
     environ = {k: v for k, v in os.environ.items() if k not in config.ENVIRONMENT}
-    environ["PLACEMENT_CONFIG_FILE"] = str(conf_path)
+    environ[config.CONFIG_DIR_VARIABLE] = str(conf_path.parent)
     return environ
 
 
@@ -103,6 +105,7 @@ def live(tmp_path_factory):
 
 
 def _live_server(workdir, database_url):
+    # policy.yaml beside placement.conf, found without being named (as in /etc/placement)
     (workdir / "policy.yaml").write_text(
         "# every endpoint rule open, as an operator's policy.yaml would say it\n"
         + "".join(f'"{name}": "@"\n' for name in ENDPOINT_RULES))
@@ -110,9 +113,6 @@ def _live_server(workdir, database_url):
     conf_path.write_text(f"""
 [placement_database]
 connection = {database_url}
-[oslo_policy]
-# relative: found beside this file
-policy_file = policy.yaml
 [placement]
 max_allocation_candidates = 1
 [django]
