@@ -5,6 +5,7 @@ configured from [keystone_authtoken]. Its decision is always delayed: requests w
 valid token go on to Django, which answers 401 in Placement's form (the root document
 needs no token), and only the token auth_token validated identifies the caller.
 """
+import logging
 import os
 
 from django.conf import settings
@@ -24,6 +25,11 @@ def build_application():
 
     policy.check_at_start()
     db_routing.check_at_start()
+    from placement_site import __version__
+
+    logging.getLogger("placement").info(
+        "placement-django %s: configuration %s", __version__,
+        ", ".join(settings.CONF.config_file) or "(none: defaults and environment)")
     if settings.PLACEMENT_AUTH_STRATEGY == "keystone":
         application = keystone_protected(application)
     return application

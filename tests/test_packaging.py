@@ -43,3 +43,26 @@ def test_the_version_is_one_place():
     assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
     assert 'version = {attr = "placement_site.__version__"}' in (
         ROOT / "pyproject.toml").read_text()
+
+
+def recipe_block(name):
+    """The fenced commands after `<!-- recipe: name -->` in the install page (the ones
+    .ci/package-recipe runs)."""
+    text = (ROOT / "docs/operators/install.md").read_text()
+    match = re.search(rf"<!-- recipe: {name} -->\n```sh\n(.*?)\n```", text, re.DOTALL)
+    return match.group(1)
+
+
+def test_the_systemd_unit_runs_the_recipes_serve_command():
+    command = " ".join(recipe_block("serve").replace("\\\n", " ").split())
+    command = re.sub(r'"\$PLACEMENT_HOME(/[^"]*)"', r"/opt/placement\1", command)
+    unit = (ROOT / "docs/operators/examples/placement-api.service").read_text()
+    (exec_start,) = re.findall(r"^ExecStart=(.*)$", unit, re.MULTILINE)
+    assert exec_start == command
+
+
+def test_the_recipe_installs_the_wheel_and_runs_placements_commands():
+    install = recipe_block("install")
+    for step in ("pip wheel", "--constraint requirements.txt dist/placement_django-",
+                 "placement-manage\" db sync", "placement-status\" upgrade check"):
+        assert step in install

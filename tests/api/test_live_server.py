@@ -281,3 +281,10 @@ def test_requests_go_on_when_postgresql_closed_the_kept_connections(live):
     for _ in range(3):
         status, _, body = call("GET", "/resource_providers")
         assert status == 200, body
+
+
+def test_the_release_and_its_configuration_are_logged_at_start(live):
+    from placement_site import __version__
+
+    log = live.log.read_text()
+    assert f"placement-django {__version__}: configuration {live.dir}/placement.conf" in log
