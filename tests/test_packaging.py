@@ -48,7 +48,7 @@ def test_the_version_is_one_place():
 def recipe_block(name):
     """The fenced commands after `<!-- recipe: name -->` in the install page (the ones
     .ci/package-recipe runs)."""
-    text = (ROOT / "docs/operators/install.md").read_text()
+    text = (ROOT / "docs/operators/production.md").read_text()
     match = re.search(rf"<!-- recipe: {name} -->\n```sh\n(.*?)\n```", text, re.DOTALL)
     return match.group(1)
 
