@@ -2,7 +2,7 @@
 the status page (placement_status's health checks) and consumers.
 
 Reads go through allocations.selectors; the usage bars are the provider
-pages' (providers.views.usage_row), so a bar means the same everywhere.
+pages' (providers.ui.tree_layout.usage_row), so a bar means the same everywhere.
 The consumer page's writes (move one allocation, remove all) each call one
 service with the generations the page was rendered with, so a concurrent
 change shows up as a conflict message; refusals name providers by name.
@@ -23,11 +23,11 @@ from allocations.forms import (
 )
 from allocations.models import UNKNOWN_CONSUMER_TYPE
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
-from providers.change_log_page import change_log_section
+from providers.ui.change_log import change_log_section
 from providers.models import ChangeRecord, ResourceProvider
 from providers.rules import reported_capacity
 from providers.rules.uuids import UUIDS_IN_TEXT
-from providers.views import usage_row
+from providers.ui.tree_layout import usage_row
 
 CONSUMERS_PER_PAGE = 50
 

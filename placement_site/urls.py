@@ -1,4 +1,4 @@
-"""One route table: the Placement API, then the operator pages and the admin."""
+"""One route table: the Placement API, then the operator pages (each app's ui_urls) and the admin."""
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.http import Http404, HttpResponsePermanentRedirect
@@ -6,10 +6,13 @@ from django.urls import Resolver404, include, path, re_path, resolve
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
+from allocations import ui_urls as allocation_pages
+from candidates import ui_urls as candidate_pages
 from placement_site.api.errors import error_response
 from placement_site.api.middleware import is_api_path
 from placement_site.api.root import RootViewSet
 from placement_site.api.routes import route
+from providers import ui_urls as provider_pages
 
 
 @csrf_exempt
@@ -39,7 +42,10 @@ urlpatterns = [
     path("", include("providers.api.urls")),
     path("", include("allocations.api.urls")),
     path("", include("candidates.api.urls")),
-    path("ui/", include("placement_site.ui_urls")),
+    # Each app routes its own operator pages; together they are one "ui" namespace
+    # (one include: Django warns about a namespace included more than once).
+    path("ui/", include(([*provider_pages.urlpatterns, *allocation_pages.urlpatterns,
+                          *candidate_pages.urlpatterns], "ui"))),
     # A page path without its trailing slash is redirected (or a 404) here, before
     # the admin's own catch-all would send it through the login first.
     re_path(r"^(?:admin|ui)(?:/.*)?(?<!/)$", append_slash),

@@ -18,7 +18,7 @@ from mptt.forms import MPTTAdminForm
 
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from providers import rules
-from providers.forms import GenerationField
+from providers.ui.forms import GenerationField
 from providers.models import (
     ChangeRecord, Inventory, ProviderAggregate, ProviderTrait, ResourceClass, ResourceProvider,
     Trait,
@@ -29,6 +29,7 @@ from providers.services import provider_traits as provider_trait_services
 from providers.services import providers as provider_services
 from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
+from providers.services.dry_run import refusal
 from providers.standard import is_standard_resource_class, is_standard_trait
 
 # The admin's "View site" link leads to the operator pages, not the JSON API root.
@@ -133,14 +134,9 @@ class ServiceAdminMixin:
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         refusals = []
         for obj in objs:
-            try:
-                with transaction.atomic():
-                    self.delete_model(request, obj)
-                    raise _DryRun
-            except _DryRun:
-                pass
-            except SERVICE_ERRORS as exc:
-                refusals.append(f"{obj}: {error_message(exc)}")
+            refused = refusal(lambda: self.delete_model(request, obj))
+            if refused is not None:
+                refusals.append(f"{obj}: {error_message(refused)}")
         return deleted, counts, perms_needed, [*protected, *refusals]
 
     def get_actions(self, request):
@@ -148,10 +144,6 @@ class ServiceAdminMixin:
         actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
-
-
-class _DryRun(Exception):
-    """Rolls back a delete that was only tried."""
 
 
 class NoRelatedLinksMixin:

@@ -1,6 +1,6 @@
-"""providers.tree_layout without a database: subtree totals, budgets and "more"
+"""providers.ui.tree_layout without a database: subtree totals, budgets and "more"
 entries, folded subtrees when filtering, usage bars."""
-from providers.tree_layout import Forest, layout_children, layout_trees, usage_bar
+from providers.ui.tree_layout import Forest, layout_children, layout_trees, usage_bar
 
 
 def node(id, parent=None, level=0, name=None):

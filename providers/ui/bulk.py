@@ -14,17 +14,15 @@ Three steps, no script:
 
 Reads are a fixed number of queries (providers.selectors.bulk).
 """
-from html import escape  # the standard library's: Django's own adds lazy-string overhead
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from providers import bulk_forms
+from providers.ui import bulk_forms
 from providers.selectors import bulk as selectors
 from providers.services import inventory_bulk
 
@@ -38,88 +36,21 @@ def _list_url(resource_class, name):
     return f"{reverse('ui:bulk')}?{urlencode(query)}"
 
 
-# The tables of these pages have a row per provider, a thousand and more: their rows are
-# built here, several times faster than the template language (or format_html) for this
-# many rows. Every text value goes through escape(); numbers need none.
-
-LIST_ROW = (
-    '<tr data-provider="{name}"{over_row}>'
-    '<td><input type="checkbox" name="provider" value="{uuid}" aria-label="{name}"{checked}></td>'
-    '<td><a href="{base}{uuid}/">{name}</a></td><td class="num">{total}</td>'
-    '<td class="num">{reserved}</td><td class="num">{ratio}</td><td class="num">{used}</td>'
-    '<td class="num">{capacity}{over_flag}</td><td class="num">{generation}</td></tr>')
-PREVIEW_ROW = (
-    '<tr data-provider="{name}" class="{outcome}"><td><a href="{base}{uuid}/">{name}</a></td>'
-    '<td class="num">{reserved}</td><td class="num">{ratio}</td><td class="num">{used}</td>'
-    '<td class="num">{capacity}</td><td class="outcome">{explained}</td></tr>')
-OVER_ROW = ' class="flag-over"'
-OVER_FLAG = ' <span class="flag over">over</span>'
-CHECKED = " checked"
-
-
 def _provider_base():
     """The provider page's URL without the uuid (one reverse() instead of one per row)."""
     return reverse("ui:provider", args=["-"])[:-2]
 
 
-def _list_rows(rows, ticked):
-    """The <tr>s of step 1's table; `ticked`: uuids to tick, None for all."""
-    base = escape(_provider_base())
-    return mark_safe("\n".join(LIST_ROW.format(
-        name=escape(u.provider_name), uuid=escape(u.provider_uuid), base=base,
-        checked=CHECKED if ticked is None or u.provider_uuid in ticked else "",
-        total=u.total, reserved=u.reserved, ratio=u.allocation_ratio, used=u.used,
-        capacity=u.usable, generation=u.provider_generation,
-        over_row=OVER_ROW if u.over_capacity else "",
-        over_flag=OVER_FLAG if u.over_capacity else "") for u in rows))
-
-
-def _change(before, after):
-    """`before`, or `before → after` with the new value in bold (numbers)."""
-    if before == after:
-        return str(before)
-    return f"{before} → <strong>{after}</strong>"
-
-
-def _outcome(row, rc):
-    """(css class, explanation HTML) of one preview row."""
+def _outcome(row):
+    """The outcome of one preview row, a css class that templates/ui/bulk_preview.html
+    explains."""
     if row.problem:
-        return "refused", f'<span class="flag over">refused</span> {escape(row.problem)}'
+        return "refused"
     if row.goes_over:
-        holders = "".join(f'<li><span class="mono">{escape(consumer)}</span>: '
-                          f'{escape(rc)}={used}</li>' for consumer, used in row.holders)
-        return "goes-over", (
-            f'<span class="flag over">goes over capacity</span> {row.before.used} allocated '
-            f'&gt; {row.after.usable}; it takes no new {escape(rc)} until usage drops. '
-            f'Held by:<ul class="holders">{holders}</ul>')
+        return "goes-over"
     if row.after.over_capacity:
-        return "stays-over", '<span class="flag over">stays over capacity</span>'
-    if not row.changed:
-        return "unchanged", '<span class="muted">unchanged</span>'
-    return "ok", '<span class="flag ok">ok</span>'
-
-
-def _preview_rows(rows, rc):
-    """The <tr>s of the preview table."""
-    base = escape(_provider_base())
-
-    def html(row):
-        before, after = row.before, row.after
-        outcome, explained = _outcome(row, rc)
-        return PREVIEW_ROW.format(
-            name=escape(before.provider_name), uuid=escape(before.provider_uuid), base=base,
-            reserved=_change(before.reserved, after.reserved),
-            ratio=_change(before.allocation_ratio, after.allocation_ratio),
-            used=before.used, capacity=_change(before.usable, after.usable),
-            outcome=outcome, explained=explained)
-
-    return mark_safe("\n".join(html(row) for row in rows))
-
-
-def _target_inputs(rows):
-    """The apply form's hidden "<uuid>:<generation>" of every row the service would take."""
-    return mark_safe("".join(f'<input type="hidden" name="target" value="{escape(row.target)}">'
-                             for row in rows if not row.problem))
+        return "stays-over"
+    return "ok" if row.changed else "unchanged"
 
 
 def _render_list(request, form, change_form=None, ticked=None):
@@ -133,8 +64,8 @@ def _render_list(request, form, change_form=None, ticked=None):
         change_form = bulk_forms.BulkPreviewForm(initial=initial)
     ticked = None if ticked is None else set(ticked)
     return render(request, "ui/bulk.html", {
-        "form": form, "change_form": change_form, "rows": rows,
-        "rows_html": _list_rows(rows, ticked), "ticked": ticked,
+        "form": form, "change_form": change_form, "rows": rows, "ticked": ticked,
+        "provider_base": _provider_base(),
         "class_names": bulk_forms.class_names(),
     })
 
@@ -158,10 +89,10 @@ def bulk_preview(request):
     rows = selectors.bulk_preview(resource_class=data["resource_class"],
                                   provider_uuids=data["provider"], changes=form.changes())
     return render(request, "ui/bulk_preview.html", {
-        "form": form, "rows": rows, "changes": form.changes(),
-        "rows_html": _preview_rows(rows, data["resource_class"]),
+        "form": form, "changes": form.changes(),
+        "rows": rows, "outcomes": [(row, _outcome(row)) for row in rows],
+        "provider_base": _provider_base(),
         "applicable": [row for row in rows if not row.problem],
-        "targets": _target_inputs(rows),
         "refused": [row for row in rows if row.problem],
         "going_over": [row for row in rows if row.goes_over and not row.problem],
         "back": _list_url(data["resource_class"], data["name"]),

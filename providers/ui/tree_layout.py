@@ -1,4 +1,4 @@
-"""Lay out provider trees for the operator UI: pure functions, no database.
+"""Lay out provider trees and usage bars for the operator UI: pure functions, no database.
 
 A page shows whole trees as nested, collapsible subtrees (<details>): each
 provider with children is a <details> whose <summary> is its row, its
@@ -23,6 +23,8 @@ resource class summed over the provider and all its descendants.
 """
 from collections import defaultdict
 
+from providers.rules import reported_capacity
+
 CHUNK = 50          # providers rendered per tree, and per fetched fragment
 PAGE_BUDGET = 200   # providers rendered on one page before trees show only their roots
 
@@ -41,6 +43,15 @@ def usage_bar(rc, used, capacity):
         title = f"{used} of {capacity} ({pct:.1f}%)"
     return {"rc": rc, "used": used, "capacity": capacity, "width": f"{width:.1f}",
             "css": css, "pct": pct, "label": f"{used} / {capacity}", "title": title}
+
+
+def usage_row(inv, used):
+    """One inventory's usage bar: {inv, rc, used, capacity, width, css, pct}.
+
+    `inv` has its resource_class loaded; shared with the dashboard (allocations.views).
+    """
+    cap = reported_capacity(inv.total, inv.reserved, inv.allocation_ratio)
+    return {"inv": inv, **usage_bar(inv.resource_class.name, used, cap)}
 
 
 class Forest:

@@ -1,0 +1,10 @@
+"""The candidates app's operator pages, composed under /ui/ (namespace "ui") by placement_site.urls."""
+from django.urls import path
+
+from candidates import views
+
+urlpatterns = [
+    path("candidates/", views.candidates, name="candidates"),
+    path("candidates/why-not/", views.why_not, name="why-not"),
+    path("candidates/why-not.json", views.why_not_json, name="why-not-json"),
+]
