@@ -29,6 +29,7 @@ from providers.services import provider_traits as provider_trait_services
 from providers.services import providers as provider_services
 from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
+from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
 from providers.standard import is_standard_resource_class, is_standard_trait
 
@@ -92,11 +93,17 @@ class ServiceModelForm(forms.ModelForm):
             return
         if not all([formset.is_valid() for formset in self.inline_formsets()]):
             return
+        self.check_before_save()
+        if self.errors:
+            return
         try:
             with transaction.atomic():
                 self.saved = self.save()
         except SERVICE_ERRORS as exc:
             self.add_error(None, self.refusal_message(exc))
+
+    def check_before_save(self):
+        """What the form asks before writing, as form errors (nothing by default)."""
 
     def refusal_message(self, exc):
         message = error_message(exc)
@@ -236,8 +243,27 @@ class ProviderAggregateInline(ProviderSetInline):
     related = ("aggregate",)
 
 
+def _wanted_inventories(formset):
+    """{class name: record} the inventory inline describes."""
+    return {form.cleaned_data["resource_class"].name: form.record()
+            for form in formset.kept_forms()}
+
+
+def _current_inventories(provider):
+    return {inv.resource_class.name: rules.with_defaults(
+        {field: getattr(inv, field) for field in rules.INVENTORY_FIELDS})
+        for inv in provider.inventories.select_related("resource_class")}
+
+
 class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
     expected_generation = GenerationField(required=False)
+    # Hidden until a change needs it (check_before_save), as the operator page's
+    # below-usage confirmation appears only then.
+    confirm_below_usage = forms.BooleanField(
+        required=False, widget=forms.HiddenInput, label="Save below usage",
+        help_text="Save although the new capacity is below what is allocated: the provider "
+                  "is then over capacity and takes no new allocations of that class until "
+                  "usage falls. Existing allocations stay.")
 
     class Meta:
         model = ResourceProvider
@@ -260,6 +286,30 @@ class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
             if stored:
                 message = message.replace(*stored)
         return message
+
+    def check_before_save(self):
+        """An inventory change that leaves a class below its usage is saved only once
+        `confirm_below_usage` is ticked (the operator page asks the same)."""
+        if self.instance.pk is None or self.cleaned_data.get("confirm_below_usage"):
+            return
+        for formset in self.inline_formsets():
+            if formset.model is not Inventory:
+                continue
+            current = _current_inventories(self.instance)
+            changed = {rc: record for rc, record in _wanted_inventories(formset).items()
+                       if current.get(rc) != record}
+            below = inventories_below_usage(self.instance, changed)
+            if below:
+                self.fields["confirm_below_usage"].widget = forms.CheckboxInput()
+                for item in below:
+                    consumers = ", ".join(f"{consumer} ({used})"
+                                          for consumer, used in item.holders)
+                    self.add_error("confirm_below_usage", (
+                        f"{item.resource_class}: the new capacity {item.capacity} is below the "
+                        f"{item.used} already allocated, by {len(item.holders)} consumer"
+                        f"{'s' if len(item.holders) != 1 else ''}: {consumers}. "
+                        f"{self.instance.name} would take no new {item.resource_class} "
+                        "allocations until usage falls. Tick \"Save below usage\" to save anyway."))
 
     def clean_uuid(self):
         value = (self.cleaned_data.get("uuid") or "").strip()
@@ -304,11 +354,8 @@ class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
         for formset in self.inline_formsets():
             kept = formset.kept_forms()
             if formset.model is Inventory:
-                wanted = {f.cleaned_data["resource_class"].name: f.record() for f in kept}
-                current = {inv.resource_class.name: rules.with_defaults(
-                    {field: getattr(inv, field) for field in rules.INVENTORY_FIELDS})
-                    for inv in provider.inventories.select_related("resource_class")}
-                if wanted != current:
+                wanted = _wanted_inventories(formset)
+                if wanted != _current_inventories(provider):
                     inventory_services.inventories_replace(
                         provider=provider, generation=generation, inventories=wanted)
                     generation = provider.generation
@@ -346,7 +393,7 @@ class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdm
     def get_fields(self, request, obj=None):
         fields = ["name", "uuid", "parent", "expected_generation"]
         if obj is not None:
-            fields += ["generation", "root", "created_at", "updated_at", "ui_link"]
+            fields += ["confirm_below_usage", "generation", "root", "created_at", "updated_at", "ui_link"]
         return fields
 
     def get_readonly_fields(self, request, obj=None):

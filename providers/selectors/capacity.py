@@ -157,3 +157,37 @@ def heat_cells(usages, resource_class=None):
         # No capacity: over capacity when anything is used (flagged above), else unused.
         cell.percent = max(cell.percent, percent or 0.0)
     return list(cells.values())
+
+
+@dataclass(frozen=True)
+class BelowUsage:
+    """A class whose new inventory record leaves less capacity than is allocated now.
+
+    Placement accepts such a record (the provider is then over capacity and takes no
+    new allocations of the class); the UI and the admin ask before they write it.
+    """
+
+    resource_class: str
+    capacity: int       # of the new record, in whole units (rules.reported_capacity)
+    used: int
+    holders: tuple      # ((consumer uuid, used), ...) by consumer uuid
+
+
+def inventories_below_usage(provider, inventories):
+    """[BelowUsage] by class name: the classes of `inventories` ({name: record; blank
+    fields take the API's defaults}) whose capacity would be below what is allocated
+    against `provider` now. One query."""
+    holders = {}
+    for consumer, rc, used in (provider.allocations
+                               .filter(resource_class__name__in=list(inventories))
+                               .order_by("resource_class__name", "consumer__uuid")
+                               .values_list("consumer__uuid", "resource_class__name", "used")):
+        holders.setdefault(rc, []).append((consumer, used))
+    below = []
+    for rc, held in holders.items():
+        record = rules.with_defaults(dict(inventories[rc]))
+        used = sum(amount for _, amount in held)
+        if used > rules.capacity(record["total"], record["reserved"], record["allocation_ratio"]):
+            below.append(BelowUsage(rc, rules.reported_capacity(
+                record["total"], record["reserved"], record["allocation_ratio"]), used, tuple(held)))
+    return below

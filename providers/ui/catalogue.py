@@ -2,8 +2,9 @@
 
 Each lists its names with how much they are used (providers.selectors.catalogue,
 a fixed number of queries) and creates or deletes custom ones through the same
-services as the API. The services keep standard names and names in use from
-being deleted; their refusals (Placement's messages) are shown as messages.
+services as the API. A delete is confirmed first; the services keep standard
+names and names in use from being deleted, and their refusals (Placement's
+messages) are shown as messages.
 """
 from urllib.parse import urlencode
 
@@ -18,6 +19,7 @@ from providers.ui import catalogue_forms
 from providers.selectors import catalogue as selectors
 from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
+from providers.services.dry_run import refusal
 
 
 def _create(request, form):
@@ -34,14 +36,29 @@ def _create(request, form):
     return True
 
 
-def _delete(request, delete, name, kind):
-    """Call a delete service; its refusal becomes an error message."""
-    try:
-        delete(name=name)
-    except SERVICE_ERRORS as exc:
-        messages.error(request, error_message(exc))
+def _delete(request, delete, name, kind, back):
+    """Delete one name after the operator confirmed it: the first POST shows what is
+    about to go (a page of its own) unless the service would refuse, whose refusal
+    is shown at once; the confirming POST (`confirm`) calls the service. Back to
+    `back` with a message."""
+    if "confirm" in request.POST:
+        refused = None
+        try:
+            delete(name=name)
+        except SERVICE_ERRORS as exc:
+            refused = exc
     else:
+        refused = refusal(lambda: delete(name=name))
+        if refused is None:
+            return render(request, "ui/confirm_delete.html", {
+                "kind": kind, "name": name, "back": back, "action": request.path,
+                "repost": [(key, value) for key, value in request.POST.items()
+                           if key != "csrfmiddlewaretoken"]})
+    if refused is not None:
+        messages.error(request, error_message(refused))
+    elif "confirm" in request.POST:
         messages.success(request, f"Deleted {kind} {name}.")
+    return redirect(back)
 
 
 def _catalogue_page(request, form_class, page, template, rows_of, **context):
@@ -68,8 +85,8 @@ def resource_classes(request):
 @staff_member_required
 @require_POST
 def resource_class_delete(request, name):
-    _delete(request, resource_class_services.resource_class_delete, name, "resource class")
-    return redirect("ui:resource-classes")
+    return _delete(request, resource_class_services.resource_class_delete, name,
+                   "resource class", reverse("ui:resource-classes"))
 
 
 @staff_member_required
@@ -83,6 +100,6 @@ def traits(request):
 @staff_member_required
 @require_POST
 def trait_delete(request, name):
-    _delete(request, trait_services.trait_delete, name, "trait")
     query = request.POST.get("q", "").strip()   # back to the list as it was filtered
-    return redirect(reverse("ui:traits") + (f"?{urlencode({'q': query})}" if query else ""))
+    return _delete(request, trait_services.trait_delete, name, "trait",
+                   reverse("ui:traits") + (f"?{urlencode({'q': query})}" if query else ""))

@@ -18,7 +18,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
-from providers.rules import INVENTORY_FIELDS, reported_capacity
+from providers.rules import INVENTORY_FIELDS
+from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
 from providers.ui import forms
 from providers.ui.change_log import change_log_section
@@ -83,14 +84,17 @@ def provider_detail(request, uuid):
     return _render_provider(request, provider, edit=request.GET.get("edit"))
 
 
-def _render_provider(request, provider, bound_forms=None, status=200, edit=None, confirm=None):
+def _render_provider(request, provider, bound_forms=None, status=200, edit=None, confirm=None,
+                     refused=None):
     """The provider page; `bound_forms` replaces the blank form of one section after an error.
 
     `edit` names an inventory class whose values prefill the inventory form;
-    `confirm` is an inventory change waiting for confirmation (_inventory_confirmation).
+    `confirm` is an inventory change waiting for confirmation (_inventory_confirmation);
+    `refused` a refused inventory delete ({rc, message, holders}), shown at the top.
     """
     context = _provider_context(provider)
     context["confirm"] = confirm
+    context["refused"] = refused
     context["log"] = change_log_section(request, kind=ChangeRecord.KIND_PROVIDER,
                                         entity=provider.uuid)
     generation = provider.generation
@@ -131,24 +135,44 @@ def _save_form(request, provider, form, form_name):
 
     An invalid form, or one the service refuses, re-renders the page (400)
     with ``form`` bound under ``form_name``: the typed values stay and the
-    service's message is a form error. A generation conflict instead reloads
-    the page with a message, since the values shown are no longer current.
+    service's message is a form error. A refused inventory delete is no form's
+    error (it came from a row's button): it is shown at the top with the
+    consumers holding the class. A generation conflict instead reloads the page
+    with a message, since the values shown are no longer current.
     """
     if form.is_valid():
         try:
             summary = form.save(provider)
         except SERVICE_ERRORS as exc:
+            # The service bumped the in-memory generation before it refused; the
+            # database kept the old one, which the re-rendered forms must carry.
+            provider.refresh_from_db()
             if is_concurrent_update(exc):
                 messages.error(request, (
                     f"Provider {provider.name} was changed by someone else since this page "
                     f"was loaded (conflict: {provider_refusal(exc, provider)}). The page now shows its "
                     "current state; please review and try again."))
                 return redirect("ui:provider", uuid=provider.uuid)
+            if _is_delete(form):
+                rc = form.cleaned_data["resource_class"]
+                return _render_provider(request, provider, status=400, refused={
+                    "rc": rc, "message": provider_refusal(exc, provider),
+                    "holders": _holders(provider, rc)})
             form.add_error(None, provider_refusal(exc, provider))
         else:
             messages.success(request, summary)
             return redirect("ui:provider", uuid=provider.uuid)
     return _render_provider(request, provider, {form_name: form}, status=400)
+
+
+def _is_delete(form):
+    return isinstance(form, forms.InventoryForm) and form.cleaned_data["action"] == "delete"
+
+
+def _holders(provider, rc):
+    """[(consumer uuid, used)] of the allocations of class `rc` against `provider`."""
+    return list(provider.allocations.filter(resource_class__name=rc)
+                .order_by("consumer__uuid").values_list("consumer__uuid", "used"))
 
 
 # Each editable section of the provider page: its form class and context name.
@@ -172,15 +196,11 @@ def _inventory_confirmation(request, provider, form):
               for value in request.POST.getlist(name)]
     if form.cleaned_data["action"] == "delete":
         return {"rc": rc, "delete": True, "repost": repost}
-    record = form.record()
-    capacity = reported_capacity(record["total"], record["reserved"], record["allocation_ratio"])
-    holders = list(provider.allocations.filter(resource_class__name=rc)
-                   .order_by("consumer__uuid").values_list("consumer__uuid", "used"))
-    used = sum(amount for _, amount in holders)
-    if used <= capacity:
+    below = inventories_below_usage(provider, {rc: form.record()})
+    if not below:
         return None
-    return {"rc": rc, "delete": False, "repost": repost, "capacity": capacity, "used": used,
-            "holders": holders}
+    return {"rc": rc, "delete": False, "repost": repost, "capacity": below[0].capacity,
+            "used": below[0].used, "holders": below[0].holders}
 
 
 @staff_member_required
@@ -197,7 +217,9 @@ def provider_edit(request, uuid, section):
     if section == "inventory" and "confirm" not in request.POST and form.is_valid():
         confirm = _inventory_confirmation(request, provider, form)
         if confirm is not None and _service_accepts(form, provider):
-            return _render_provider(request, provider, {form_name: form}, confirm=confirm)
+            # A delete comes from a row's button: the add/update form stays blank.
+            bound = {} if confirm["delete"] else {form_name: form}
+            return _render_provider(request, provider, bound, confirm=confirm)
     return _save_form(request, provider, form, form_name)
 
 

@@ -110,6 +110,10 @@ def test_create_and_delete_custom_trait(ui, cloud):
 
     ProviderTrait.objects.filter(trait__name="CUSTOM_GOLD").delete()
     row.locator("button", has_text="delete").click()
+    ui.locator("#confirm").wait_for()       # asked first
+    assert Trait.objects.filter(name="CUSTOM_GOLD").exists()
+    screenshot(ui, "traits-delete-confirm")
+    ui.locator("#confirm").get_by_role("button", name="Delete CUSTOM_GOLD").click()
     assert messages(ui) == ["Deleted trait CUSTOM_GOLD."]
     assert row.count() == 0
 
@@ -145,6 +149,7 @@ def test_create_and_delete_custom_resource_class(ui, cloud):
 
     Inventory.objects.filter(resource_class__name="CUSTOM_FPGA").delete()
     row.locator("button", has_text="delete").click()
+    ui.locator("#confirm").get_by_role("button", name="Delete CUSTOM_FPGA").click()
     assert messages(ui) == ["Deleted resource class CUSTOM_FPGA."]
     assert row.count() == 0
     assert ui.locator('tr[data-name="VCPU"] button').count() == 0   # standard: no delete

@@ -57,14 +57,24 @@ def test_deleting_an_inventory_asks_first(ui, cn):
 
 
 def test_a_refusal_is_explained_with_names_and_typed_values_kept(ui, cn):
-    node, _ = cn
+    node, vm = cn
     ui.goto(f"/ui/providers/{node.uuid}/")
-    # deleting a class that is in use: refused, in Placement's words, naming the provider
+    # deleting a class that is in use: refused at the top of the page, in Placement's
+    # words, naming the provider and who holds the class; no form is in error
     ui.get_by_title("Delete the MEMORY_MB inventory").click()
-    errors = ui.locator("#inventory-form .errorlist").first
-    errors.wait_for()
-    message = errors.inner_text()
+    refusal = ui.locator("#refusal")
+    refusal.wait_for()
+    message = refusal.inner_text()
+    assert "MEMORY_MB is in use by 1 consumer" in message
+    assert f"{vm.uuid}: MEMORY_MB=34816" in message
     assert "in use" in message and "compute-7" in message and node.uuid not in message
+    assert refusal.bounding_box()["y"] < ui.locator("#inventories").bounding_box()["y"]
+    assert ui.locator("#inventory-form .errorlist").count() == 0
+    screenshot(ui, "provider-inventory-delete-refused")
+    # the page shows the generation the API has: the next save is no false conflict
+    node.refresh_from_db()
+    assert ui.locator("#inventory-form input[name=generation]").input_value() == str(
+        node.generation)
     # the same form then adds or updates, never deletes: an unknown class is refused
     # and the form keeps what the operator typed
     form = ui.locator("#inventory-form form")

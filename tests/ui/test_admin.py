@@ -162,6 +162,49 @@ def test_inline_delete_of_an_inventory_in_use_is_a_form_error(client, sample):
     assert Inventory.objects.filter(provider=numa0).count() == 1
 
 
+def inventory_row(response, resource_class):
+    """The index of the inventory inline row of `resource_class`."""
+    for inline in response.context["inline_admin_formsets"]:
+        if inline.formset.prefix == "inventories":
+            return next(i for i, form in enumerate(inline.formset.forms)
+                        if form.instance.pk and form.instance.resource_class.name == resource_class)
+    raise KeyError("inventories")
+
+
+def test_inventory_cut_below_usage_asks_first_like_the_operator_page(client, sample):
+    cn2, vm2 = sample["cn2"], sample["vm2"]   # vm2 holds MEMORY_MB=512 of 8192
+    url = change_url(cn2)
+    page = client.get(url)
+    assert 'type="checkbox" name="confirm_below_usage"' not in page.content.decode()
+    row = inventory_row(page, "MEMORY_MB")
+    data = form_data(page, **{f"inventories-{row}-reserved": 8000})
+    response = client.post(url, data)
+    assert response.status_code == 200   # asked, not saved
+    [error] = errors_of(response)
+    assert error == (
+        "confirm_below_usage: MEMORY_MB: the new capacity 192 is below the 512 already "
+        f"allocated, by 1 consumer: {vm2.uuid} (512). cn2 would take no new MEMORY_MB "
+        'allocations until usage falls. Tick "Save below usage" to save anyway.')
+    assert 'type="checkbox" name="confirm_below_usage"' in response.content.decode()
+    assert Inventory.objects.get(provider=cn2, resource_class__name="MEMORY_MB").reserved == 0
+    assert ResourceProvider.objects.get(pk=cn2.pk).generation == cn2.generation
+
+    response = client.post(url, {**data, "confirm_below_usage": "on"})
+    assert response.status_code == 302, errors_of(response)
+    assert Inventory.objects.get(provider=cn2, resource_class__name="MEMORY_MB").reserved == 8000
+
+
+def test_a_provider_already_below_usage_saves_other_changes_without_asking(client, sample):
+    from tests.factories import set_inventory
+
+    cn2 = sample["cn2"]
+    set_inventory(cn2, {"VCPU": 1, "MEMORY_MB": 8192})   # below vm2's VCPU=2, as the API allows
+    url = change_url(cn2)
+    response = client.post(url, form_data(client.get(url), name="cn2-renamed"))
+    assert response.status_code == 302, errors_of(response)
+    assert ResourceProvider.objects.get(pk=cn2.pk).name == "cn2-renamed"
+
+
 def test_invalid_inline_inventory_is_a_form_error(client, sample):
     cn2 = sample["cn2"]
     url = change_url(cn2)

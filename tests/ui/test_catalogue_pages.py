@@ -82,9 +82,15 @@ def test_create_resource_class_bad_name_in_placements_words(client, api, name):
     assert escape(error) in text(response)
 
 
-def test_delete_resource_class(client, db):
+def test_delete_resource_class_asks_first(client, db):
     ResourceClass.objects.create(name="CUSTOM_OLD")
-    response = client.post(reverse("ui:resource-class-delete", args=["CUSTOM_OLD"]))
+    url = reverse("ui:resource-class-delete", args=["CUSTOM_OLD"])
+    response = client.post(url)
+    assert response.status_code == 200
+    assert "Delete resource class <span class=\"mono\">CUSTOM_OLD</span>?" in text(response)
+    assert f'action="{url}"' in text(response) and 'name="confirm" value="yes"' in text(response)
+    assert ResourceClass.objects.filter(name="CUSTOM_OLD").exists()   # asked, not deleted
+    response = client.post(url, {"confirm": "yes"})
     assert response.status_code == 302 and response["Location"] == reverse("ui:resource-classes")
     assert shown(response) == ["Deleted resource class CUSTOM_OLD."]
     assert not ResourceClass.objects.filter(name="CUSTOM_OLD").exists()
@@ -167,9 +173,15 @@ def test_create_needs_a_name(client, db):
     assert form_errors(response) == ["This field is required."]
 
 
-def test_delete_trait(client, db):
+def test_delete_trait_asks_first(client, db):
     Trait.objects.create(name="CUSTOM_GOLD")
-    response = client.post(reverse("ui:trait-delete", args=["CUSTOM_GOLD"]), {"q": "gold"})
+    url = reverse("ui:trait-delete", args=["CUSTOM_GOLD"])
+    response = client.post(url, {"q": "gold"})
+    assert response.status_code == 200
+    assert "Delete trait <span class=\"mono\">CUSTOM_GOLD</span>?" in text(response)
+    assert '<input type="hidden" name="q" value="gold">' in text(response)
+    assert Trait.objects.filter(name="CUSTOM_GOLD").exists()   # asked, not deleted
+    response = client.post(url, {"q": "gold", "confirm": "yes"})
     assert response["Location"] == reverse("ui:traits") + "?q=gold"
     assert shown(response) == ["Deleted trait CUSTOM_GOLD."]
     assert not Trait.objects.filter(name="CUSTOM_GOLD").exists()

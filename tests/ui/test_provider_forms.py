@@ -1,4 +1,6 @@
 """The provider page's edit forms write through the services, generation-checked."""
+import html
+
 import pytest
 from django.urls import reverse
 
@@ -132,14 +134,39 @@ def test_unknown_class_and_in_use_delete_are_form_errors(client, sample):
     assert response.context["inventory_form"]["resource_class"].value() == "CUSTOM_NOPE"
     body = response.content.decode()
     assert 'value="CUSTOM_NOPE"' in body and 'name="total" value="1"' in body
-    response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "generation": 2, "action": "delete", "confirm": "yes"},
-        follow=False)
+
+
+@pytest.mark.parametrize("confirmed", [False, True])
+def test_refused_delete_keeps_the_generation_and_names_who_holds_the_class(
+        client, sample, confirmed):
+    cn2, vm2 = sample["cn2"], sample["vm2"]   # vm2 holds VCPU=2 there
+    data = {"resource_class": "VCPU", "generation": 2, "action": "delete"}
+    if confirmed:
+        data["confirm"] = "yes"
+    response = post(client, cn2, "inventory", data, follow=False)
     assert response.status_code == 400
-    [error] = form_errors(response, "inventory_form")
-    assert "in use" in error and "'cn2'" in error and cn2.uuid not in error
     assert "VCPU" in inventory(cn2)
     assert generation(cn2) == 2
+    # every form of the page carries the generation the database has, not the one the
+    # refused write had counted up to
+    body = response.content.decode()
+    assert response.context["provider"].generation == 2
+    assert 'name="generation" value="3"' not in body
+    assert body.count('name="generation" value="2"') >= 3
+    # the refusal is at the top, with who holds the class; no form is in error
+    refusal = body[body.index('id="refusal"'):]
+    refusal = html.unescape(refusal[:refusal.index("</div>")])
+    assert body.index('id="refusal"') < body.index('id="inventories"')
+    assert "VCPU is in use by 1 consumer" in refusal
+    assert f"{vm2.uuid}</a>: VCPU=2" in refusal
+    assert "'cn2'" in refusal and cn2.uuid not in refusal
+    assert not form_errors(response, "inventory_form")
+    assert response.context["inventory_form"]["resource_class"].value() in (None, "")
+    # the next write made from that page is not a false conflict
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "total": 20, "generation": 2, "action": "save"})
+    assert "Updated VCPU inventory of cn2." in messages_of(response)
+    assert generation(cn2) == 3
 
 
 def test_replace_traits(client, sample):
