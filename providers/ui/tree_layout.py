@@ -24,6 +24,7 @@ resource class summed over the provider and all its descendants.
 from collections import defaultdict
 
 from providers.rules import reported_capacity
+from providers.ui.numbers import number, size
 
 CHUNK = 50          # providers rendered per tree, and per fetched fragment
 PAGE_BUDGET = 200   # providers rendered on one page before trees show only their roots
@@ -31,18 +32,22 @@ PAGE_BUDGET = 200   # providers rendered on one page before trees show only thei
 
 def usage_bar(rc, used, capacity):
     """One usage bar: {rc, used, capacity, width (0-100, for CSS), css, pct (exact or None),
-    label "used / capacity", title (with the percentage)}: the strings are made here
-    once, so that rows render without per-number template filters."""
+    label "used / capacity", title (with the percentage and sizes)}: the strings are
+    made here once (providers.ui.numbers), so that rows render without per-number
+    template filters."""
     if capacity <= 0:
         width, css, pct = (100 if used else 0), ("over" if used else ""), None
-        title = f"{used} of {capacity}"
+        title = f"{number(used)} of {number(capacity)}"
     else:
         pct = used * 100.0 / capacity
         css = "over" if pct > 100 else "high" if pct >= 85 else ""
         width = min(pct, 100.0)
-        title = f"{used} of {capacity} ({pct:.1f}%)"
+        title = f"{number(used)} of {number(capacity)} ({pct:.1f}%)"
+    if size(rc, capacity):
+        title += f" · {size(rc, used) or number(used)} of {size(rc, capacity)}"
     return {"rc": rc, "used": used, "capacity": capacity, "width": f"{width:.1f}",
-            "css": css, "pct": pct, "label": f"{used} / {capacity}", "title": title}
+            "css": css, "pct": pct, "label": f"{number(used)} / {number(capacity)}",
+            "title": title}
 
 
 def usage_row(inv, used):

@@ -99,3 +99,11 @@ def test_usage_bar():
     assert (none["css"], none["width"], none["pct"], none["title"]) == ("over", "100.0", None,
                                                                         "2 of 0")
     assert usage_bar("VCPU", 0, 0)["css"] == ""
+
+
+def test_usage_bar_numbers_are_grouped_and_sizes_named():
+    memory = usage_bar("MEMORY_MB", 1536, 87539712)
+    assert memory["label"] == "1,536 / 87,539,712"
+    assert memory["title"] == "1,536 of 87,539,712 (0.0%) · 1.5 GiB of 83.5 TiB"
+    huge = usage_bar("VCPU", 3, 340282346638528859811704183484516925440)   # ratio 3.4e38
+    assert huge["label"] == "3 / 3.4e38"
