@@ -33,7 +33,7 @@ def test_cut_below_usage_is_explained_then_saved_on_confirmation(ui, cn):
     confirm.wait_for()
     text = confirm.inner_text()
     assert "compute-7 becomes over capacity for MEMORY_MB" in text
-    assert "but 34816 is already allocated" in text
+    assert "but 34,816 is already allocated" in text
     assert f"{vm.uuid}: MEMORY_MB=34816" in text
     screenshot(ui, "provider-inventory-below-usage-confirm")
     assert total(node, "MEMORY_MB") == 65536          # nothing saved yet
