@@ -91,11 +91,6 @@ OPTIONS = {
                         "deleted at most once an hour per process and by `manage.py "
                         "prune_change_log`. 0 keeps every entry."),
     ],
-    "oslo_policy": [
-        cfg.BoolOpt("enforce_scope", default=True,
-                    help="Refuse tokens whose scope (system, domain) is not one of the "
-                         "rule's scope types; every Placement rule is project-scoped."),
-    ],
     "django": [
         cfg.StrOpt("secret_key", secret=True,
                    help="Key signing the operator UI's sessions. Default: generated once "
@@ -148,7 +143,6 @@ ENVIRONMENT = {
     "PLACEMENT_POLICY_FILE": ("oslo_policy", "policy_file"),
     "PLACEMENT_POLICY_DIRS": ("oslo_policy", "policy_dirs"),
     "PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS": ("oslo_policy", "enforce_new_defaults"),
-    "PLACEMENT_POLICY_ENFORCE_SCOPE": ("oslo_policy", "enforce_scope"),
     "PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES": ("placement", "randomize_allocation_candidates"),
     "PLACEMENT_MAX_ALLOCATION_CANDIDATES": ("placement", "max_allocation_candidates"),
     "PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY":
@@ -174,7 +168,9 @@ def option_groups():
         ("api", OPTIONS["api"]),
         ("placement_database", OPTIONS["placement_database"]),
         ("placement", OPTIONS["placement"]),
-        ("oslo_policy", policy_opts.list_opts()[0][1] + OPTIONS["oslo_policy"]),
+        # oslo.policy's own options only: it always checks a token's scope against the
+        # rule's scope types (every Placement rule is project-scoped).
+        ("oslo_policy", policy_opts.list_opts()[0][1]),
         ("cors", cors.OPTS),
         *authtoken_opts.list_auth_token_opts(),
         ("django", OPTIONS["django"]),

@@ -36,6 +36,9 @@ def on_starting(server):
     from placement_site import db_routing
 
     db_routing.check_at_start()
+    from placement_site.api import auth
+
+    auth.check_at_start()
     # The check imported the metrics in the master: its gauges must not read as a worker.
     from prometheus_client import multiprocess
 

@@ -186,7 +186,6 @@ PLACEMENT_CORS_EXPOSE_HEADERS = CONF.cors.expose_headers
 PLACEMENT_CORS_MAX_AGE = CONF.cors.max_age
 PLACEMENT_CORS_ALLOW_METHODS = CONF.cors.allow_methods
 PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS = CONF.oslo_policy.enforce_new_defaults
-PLACEMENT_POLICY_ENFORCE_SCOPE = CONF.oslo_policy.enforce_scope
 # Relative policy paths are looked for beside the configuration files (oslo.policy).
 PLACEMENT_POLICY_FILE = CONF.oslo_policy.policy_file
 PLACEMENT_POLICY_DIRS = CONF.oslo_policy.policy_dirs

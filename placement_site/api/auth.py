@@ -1,5 +1,17 @@
-"""Who is calling: the request context built by noauth2 or from a Keystone token."""
+"""Who is calling: the request context built by noauth2 or from a Keystone token.
+
+In keystone mode keystonemiddleware's auth_token validates the token exactly as it does
+in front of Placement (no delayed decision): a request without a valid token gets its
+own 401, and an unreachable Keystone its own 503, which clients back off from and
+monitoring counts as an outage. PlacementAuthMiddleware runs it, so that these answers
+carry the request id and are measured like every other one.
+"""
 from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.http import HttpResponse
+
+from placement_site import config
 
 
 @dataclass
@@ -72,3 +84,72 @@ def authenticate(request, strategy):
     if strategy == "keystone":
         return keystone_context(request)
     return noauth2_context(request)
+
+
+# Set in the WSGI environ by the application auth_token guards: it let the request in.
+AUTH_TOKEN_PASSED = "placement.auth_token_passed"
+
+
+def _let_in(environ, start_response):
+    environ[AUTH_TOKEN_PASSED] = True
+    start_response("204 No Content", [])
+    return []
+
+
+def keystone_auth_token():
+    """keystonemiddleware's auth_token configured from [keystone_authtoken], or
+    config.ConfigError naming what is missing or wrong: without credentials of its own
+    it could validate no token, and every request would end in a 500."""
+    from keystoneauth1 import exceptions as ksa_exceptions
+    from keystonemiddleware import auth_token
+    from keystonemiddleware.auth_token import _exceptions as ksm_exceptions
+
+    options = settings.CONF.keystone_authtoken
+    if not options.auth_type:
+        raise config.ConfigError(
+            "[keystone_authtoken] auth_type: not set; auth_strategy = keystone needs the "
+            "credentials Placement validates tokens with (auth_type = password, auth_url, "
+            "username, password, project_name, user_domain_name, project_domain_name)")
+    if options.memcached_servers:
+        try:
+            import memcache  # noqa: F401  (python-memcached: auth_token's token cache)
+        except ImportError:
+            raise config.ConfigError("[keystone_authtoken] memcached_servers: the "
+                                     "python-memcached library is not installed")
+    try:
+        return auth_token.AuthProtocol(_let_in, {"oslo_config_config": settings.CONF})
+    except (ksa_exceptions.ClientException, ksm_exceptions.ConfigurationError) as exc:
+        text = " ".join(str(exc).split())
+        raise config.ConfigError(f"[keystone_authtoken]: {type(exc).__name__}: {text}")
+
+
+def check_at_start():
+    """In keystone mode, build auth_token now: a missing or unusable
+    [keystone_authtoken] stops the service with one line."""
+    if settings.PLACEMENT_AUTH_STRATEGY != "keystone":
+        return
+    try:
+        keystone_auth_token()
+    except config.ConfigError as exc:
+        config.stop(exc)
+
+
+def keystone_refusal(auth_token, request):
+    """Run auth_token on the request: None when it let the request in (the WSGI environ
+    then carries the identity it validated), else its own answer (401, 503) as a Django
+    response."""
+    answer = {}
+
+    def start_response(status, headers, exc_info=None):
+        answer.update(status=status, headers=headers)
+
+    environ = request.META
+    body = b"".join(auth_token(environ, start_response))
+    # auth_token removed identity headers a client sent and set its own: read them anew
+    request.__dict__.pop("headers", None)
+    if environ.pop(AUTH_TOKEN_PASSED, False):
+        return None
+    response = HttpResponse(body, status=int(answer["status"].split()[0]))
+    for name, value in answer["headers"]:
+        response[name] = value
+    return response

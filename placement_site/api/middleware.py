@@ -16,8 +16,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.module_loading import import_string
 
 from placement_site.actor import acting_as
-from placement_site.api import errors, microversion
-from placement_site.api.auth import RequestContext, authenticate
+from placement_site.api import auth, errors, microversion
 from placement_site.api.exceptions import exception_response
 
 LOG = logging.getLogger(__name__)
@@ -148,8 +147,10 @@ class CorsMiddleware:
 
 
 class PlacementAuthMiddleware:
-    """Build request.context (who is calling) or answer 401."""
+    """Build request.context (who is calling) or answer 401; in keystone mode
+    keystonemiddleware's auth_token answers first (auth.keystone_refusal)."""
 
+    # noauth2's refusal (http.md §12.1); keystone mode answers with auth_token's own.
     UNAUTHORIZED_BODY = {
         "message": "This server could not verify that you are authorized to access the "
                    "document you requested. Either you supplied the wrong credentials "
@@ -161,18 +162,29 @@ class PlacementAuthMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self._auth_token = None
+
+    def auth_token(self):
+        if self._auth_token is None:
+            self._auth_token = auth.keystone_auth_token()
+        return self._auth_token
 
     def __call__(self, request):
         if not is_api_path(request.path_info):
             return self.get_response(request)
-        context = authenticate(request, settings.PLACEMENT_AUTH_STRATEGY)
+        strategy = settings.PLACEMENT_AUTH_STRATEGY
+        if (strategy == "keystone" and not is_root_path(request.path_info)
+                and auth.IN_PROCESS_IDENTITY not in request.META):
+            refusal = auth.keystone_refusal(self.auth_token(), request)
+            if refusal is not None:
+                return refusal
+        context = auth.authenticate(request, strategy)
         if context is None and not is_root_path(request.path_info):
-            # (In keystone mode auth_token adds WWW-Authenticate on the way out.)
             return HttpResponse(
                 json.dumps(self.UNAUTHORIZED_BODY), status=401,
                 content_type="application/json",
             )
-        request.context = context or RequestContext()
+        request.context = context or auth.RequestContext()
         # The change log's actor for every write this request makes (placement_site.actor).
         with acting_as(request.context.user_id, request.context.project_id,
                        request.request_id):

@@ -3,8 +3,9 @@
 Every rule is registered as a documented default; operators override rules in a YAML or
 JSON policy file or policy directory ([oslo_policy] policy_file / policy_dirs), and an
 overridden rule is used as written. [oslo_policy] enforce_new_defaults (true, as in
-Placement 16.0.0) drops the deprecated `role:admin` alternatives; enforce_scope refuses
-system- and domain-scoped tokens (every endpoint rule is project-scoped).
+Placement 16.0.0) drops the deprecated `role:admin` alternatives. oslo.policy checks a
+token's scope against every rule's scope types itself: system- and domain-scoped tokens
+are refused on every endpoint (all are project-scoped), as by Placement.
 """
 import copy
 import logging
@@ -242,11 +243,9 @@ def check_at_start():
 
 
 def credentials(context):
-    creds = {"user_id": context.user_id, "project_id": context.project_id,
-             "roles": context.roles, "service_roles": context.service_roles}
-    if settings.PLACEMENT_POLICY_ENFORCE_SCOPE:
-        creds.update(system_scope=context.system_scope, domain_id=context.domain_id)
-    return creds
+    return {"user_id": context.user_id, "project_id": context.project_id,
+            "roles": context.roles, "service_roles": context.service_roles,
+            "system_scope": context.system_scope, "domain_id": context.domain_id}
 
 
 def authorize(request, rule, target=None):

@@ -43,8 +43,16 @@ def test_defaults_are_placement_16s():
     conf = config.load({})
     assert conf.api.auth_strategy == "noauth2"
     assert conf.oslo_policy.enforce_new_defaults is True
-    assert conf.oslo_policy.enforce_scope is True
     assert conf.placement.max_allocation_candidates == -1
+
+
+def test_scope_enforcement_is_oslo_policys_own(tmp_path):
+    """oslo.policy 6 always checks a token's scope; no option of ours turns it off (an
+    unknown option in a file is ignored, as by Placement)."""
+    conf = config.load({**write_conf(tmp_path, "[oslo_policy]\nenforce_scope = false\n"),
+                        "PLACEMENT_POLICY_ENFORCE_SCOPE": "false"})
+    assert "enforce_scope" not in conf.oslo_policy
+    assert "PLACEMENT_POLICY_ENFORCE_SCOPE" not in config.ENVIRONMENT
 
 
 def test_environment_variables_win_over_the_file(tmp_path):

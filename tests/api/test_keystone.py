@@ -1,24 +1,30 @@
 """[api] auth_strategy = keystone: the WSGI application gunicorn loads (wsgi.py
-build_application) behind keystonemiddleware's auth_token, tokens served by
-keystonemiddleware's own test fixture (no Keystone server). Identity comes only from a
-validated token; the personas of policy.md §4 under enforce_new_defaults and
-enforce_scope."""
+build_application), keystonemiddleware's auth_token run by PlacementAuthMiddleware,
+tokens served by keystonemiddleware's own test fixture (tests/keystone has a real
+Keystone). Identity comes only from a validated token; auth_token's own 401 and 503 as
+in front of Placement; the personas of policy.md §4 under enforce_new_defaults, with
+oslo.policy's scope checks."""
 import json
+import os
+import socket
+import subprocess
+import sys
 import uuid
+
+from contextlib import contextmanager
 
 import pytest
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 from keystoneauth1 import fixture as token_fixtures
-from keystonemiddleware import auth_token
+from keystoneauth1 import loading
 from keystonemiddleware.fixture import AuthTokenFixture
 from webob import Request
 
 from placement_site.wsgi import build_application
 from tests.factories import make_provider
 
-UNAUTHORIZED_START = "This server could not verify that you are authorized"
 PROJECT = "d4c1f6b2a0e94e0d8c1b7e9a5f3c2b10"
 KEYSTONE = "https://keystone.example.com/v3"
 
@@ -40,14 +46,32 @@ def keystone(settings, keep_test_transaction):
     """The keystone-mode WSGI application, built as gunicorn loads it, and a way to mint
     tokens for it."""
     settings.PLACEMENT_AUTH_STRATEGY = "keystone"
-    settings.CONF.set_override("www_authenticate_uri", KEYSTONE, group="keystone_authtoken")
     tokens = AuthTokenFixture()
     tokens.setUp()
     try:
-        yield KeystoneClient(build_application(), tokens)
+        with authtoken_options(settings, auth_url=KEYSTONE):
+            yield KeystoneClient(build_application(), tokens)
     finally:
         tokens.cleanUp()
-        settings.CONF.clear_override("www_authenticate_uri", group="keystone_authtoken")
+
+
+@contextmanager
+def authtoken_options(settings, **options):
+    """[keystone_authtoken] as a deployment writes it: the credentials Placement
+    validates tokens with, and where clients get theirs."""
+    options = {"www_authenticate_uri": KEYSTONE, "auth_type": "password",
+               "username": "placement", "password": "secret", "project_name": "service",
+               "user_domain_name": "Default", "project_domain_name": "Default", **options}
+    # auth_token registers the options of its auth_type itself when it loads the plugin
+    settings.CONF.register_opts(loading.get_auth_plugin_conf_options("password"),
+                                group="keystone_authtoken")
+    for name, value in options.items():
+        settings.CONF.set_override(name, value, group="keystone_authtoken")
+    try:
+        yield
+    finally:
+        for name in options:
+            settings.CONF.clear_override(name, group="keystone_authtoken")
 
 
 class KeystoneClient:
@@ -82,19 +106,25 @@ class KeystoneClient:
         return request.get_response(self.app)
 
 
+# Placement's 401 behind keystonemiddleware: auth_token's own body.
+KEYSTONE_401 = {"error": {"code": 401, "title": "Unauthorized",
+                          "message": "The request you have made requires authentication."}}
+
+
 def assert_placement_401(response):
     assert response.status_int == 401
     assert response.content_type == "application/json"
-    body = response.json
-    assert body["title"] == "Unauthorized" and body["code"] == "401 Unauthorized"
-    assert body["message"].startswith(UNAUTHORIZED_START)
+    assert response.json == KEYSTONE_401
+    assert response.headers["WWW-Authenticate"] == f'Keystone uri="{KEYSTONE}"'
+    assert response.headers["x-openstack-request-id"].startswith("req-")
+    assert "OpenStack-API-Version" not in response.headers
 
 
-def test_gunicorns_application_is_behind_auth_token_in_keystone_mode(keystone):
-    assert isinstance(keystone.app, auth_token.AuthProtocol)
-    assert isinstance(keystone.app._app, WSGIHandler)  # Django, right behind it
-    # noauth2's admin token is no Keystone token: auth_token leaves the caller unknown
+def test_auth_token_refuses_with_its_own_401(keystone):
+    assert type(keystone.app) is WSGIHandler  # auth_token runs inside Django
+    # noauth2's admin token is no Keystone token
     assert_placement_401(keystone.request("GET", "/traits", "admin"))
+    assert_placement_401(keystone.request("GET", "/traits"))
 
 
 def test_gunicorns_application_is_django_itself_in_noauth2_mode(
@@ -144,9 +174,67 @@ def test_the_root_document_needs_no_token(keystone):
     assert response.json["versions"][0]["id"] == "v1.0"
 
 
-def test_401_tells_where_to_get_a_token(keystone):
-    response = keystone.request("GET", "/traits")
-    assert response.headers["WWW-Authenticate"] == f'Keystone uri="{KEYSTONE}"'
+def test_operator_pages_need_no_keystone_token(keystone):
+    """/admin/ and /ui/ log in with Django's sessions, not Keystone tokens."""
+    response = keystone.request("GET", "/admin/")
+    assert response.status_int == 302
+    assert response.headers["Location"].startswith("/admin/login/")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("accept, content_type", [
+    ("application/json", "application/json"), ("text/plain", "text/plain")])
+def test_keystone_unreachable_is_503_not_401(settings, keep_test_transaction, accept,
+                                             content_type):
+    """No Keystone listens at auth_url: auth_token cannot validate the token and answers
+    503 (clients back off, monitoring sees an outage), as in front of Placement."""
+    settings.PLACEMENT_AUTH_STRATEGY = "keystone"
+    with authtoken_options(settings, auth_url=f"http://127.0.0.1:{free_port()}/v3",
+                           http_connect_timeout=2, http_request_max_retries=0):
+        client = KeystoneClient(build_application(), tokens=None)
+        response = client.request("GET", "/traits", uuid.uuid4().hex,
+                                  headers={"Accept": accept})
+    assert response.status_int == 503
+    assert response.content_type == content_type
+    assert "The Keystone service is temporarily unavailable." in response.text
+    if content_type == "application/json":
+        assert response.json["title"] == "Service Unavailable"
+        assert response.json["code"] == "503 Service Unavailable"
+    assert response.headers["x-openstack-request-id"].startswith("req-")
+
+
+def start_with(environ):
+    """Import the WSGI application as gunicorn's workers do, in a fresh process."""
+    return subprocess.run(
+        [sys.executable, "-c", "import placement_site.wsgi"], capture_output=True,
+        text=True, timeout=120,
+        env={**environ, "PLACEMENT_AUTH_STRATEGY": "keystone"})
+
+
+@pytest.mark.parametrize("conf, message", [
+    ("", "[keystone_authtoken] auth_type: not set"),
+    ("[keystone_authtoken]\nauth_type = passwd\n",
+     "[keystone_authtoken]: NoMatchingPlugin"),
+    ("[keystone_authtoken]\nauth_type = password\nusername = placement\n",
+     "[keystone_authtoken]: MissingRequiredOptions"),
+])
+def test_keystone_mode_without_usable_authtoken_options_does_not_start(
+        tmp_path, conf, message):
+    path = tmp_path / "placement.conf"
+    path.write_text(conf)
+    environ = {name: value for name, value in os.environ.items()
+               if not name.startswith(("PLACEMENT_", "DJANGO_"))}
+    started = start_with({**environ, "PLACEMENT_CONFIG_FILE": str(path),
+                          "PLACEMENT_DATA_DIR": str(tmp_path)})
+    assert started.returncode == 4, started.stderr
+    assert "Traceback" not in started.stderr
+    last = started.stderr.strip().splitlines()[-1]  # after auth_token's own log lines
+    assert last.startswith("placement: configuration error: ") and message in last
 
 
 RESHAPE = "POST /reshaper"
@@ -190,17 +278,12 @@ def outcome(keystone, persona, what):
     # legacy rules: an admin may reshape
     (False, "admin", RESHAPE, 204),
     (False, "reader", f"/usages?project_id={PROJECT}", 200),
-    # enforce_scope: system- and domain-scoped tokens are refused everywhere
+    # oslo.policy's scope check: system- and domain-scoped tokens are refused everywhere
     (True, "system-admin", "/resource_providers", 403),
     (True, "domain-admin", "/resource_providers", 403),
     (False, "system-admin", "/resource_providers", 403),
+    (False, "domain-admin", "/resource_providers", 403),
 ])
 def test_personas(keystone, settings, new_defaults, persona, what, status):
     settings.PLACEMENT_POLICY_ENFORCE_NEW_DEFAULTS = new_defaults
     assert outcome(keystone, persona, what) == status
-
-
-@pytest.mark.parametrize("persona", ["system-admin", "domain-admin"])
-def test_enforce_scope_off_lets_other_scopes_through(keystone, settings, persona):
-    settings.PLACEMENT_POLICY_ENFORCE_SCOPE = False
-    assert outcome(keystone, persona, "/resource_providers") == 200
