@@ -33,6 +33,12 @@ CONFIG_FILE_NAME = "placement.conf"
 ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 
 
+# The operator endpoints (placement_site.ops) besides [django] metrics_path. By default
+# they answer without a token: probes cannot send one, and the API's description is
+# public anyway; the metrics need one.
+OPERATOR_PATHS = ("/healthz", "/readyz", "/openapi.json")
+
+
 class ConfigError(Exception):
     """A configuration problem, told in one line that names the option."""
 
@@ -114,8 +120,19 @@ OPTIONS = {
                          "Cython when a build of their current source exists "
                          "(candidates/compiled.py); false: always the plain Python."),
         cfg.StrOpt("metrics_path", default="/metrics", regex=r"^/",
-                   help="Where Prometheus scrapes; outside Placement's routes, no token "
-                        "(restrict it at the proxy)."),
+                   help="Where Prometheus scrapes; outside Placement's routes."),
+        cfg.ListOpt("public_paths", default=list(OPERATOR_PATHS),
+                    help="Operator endpoints answered without a token: any of /healthz, "
+                         "/readyz, /openapi.json and metrics_path. The others need a "
+                         "token of an administrator (policy rule admin_api), as every "
+                         "path but the root document does in Placement, which has no "
+                         "/metrics. To let Prometheus scrape without a token, add "
+                         "metrics_path here and restrict it at the proxy."),
+        cfg.BoolOpt("allow_development_login", default=False,
+                    help="Start even though the development login admin/admin (manage.py "
+                         "ensure_admin) works and the server listens beyond loopback. "
+                         "Otherwise such a start is refused; on loopback it is only "
+                         "warned about."),
     ],
 }
 
@@ -159,6 +176,8 @@ ENVIRONMENT = {
     "PLACEMENT_LOG_FORMAT": ("django", "log_format"),
     "PLACEMENT_COMPILED_ENGINE": ("django", "compiled_engine"),
     "PLACEMENT_METRICS_PATH": ("django", "metrics_path"),
+    "PLACEMENT_PUBLIC_PATHS": ("django", "public_paths"),
+    "PLACEMENT_ALLOW_DEVELOPMENT_LOGIN": ("django", "allow_development_login"),
 }
 
 
@@ -248,6 +267,7 @@ def load(environ=None, args=(), register_cli=None, prog=None, version=None):
             raise ConfigError(f"[{group}] {name}: {_one_line(exc)}")
     _check_database_url(conf.placement_database.connection)
     _check_replica_urls(conf.placement_database)
+    _check_public_paths(conf.django)
     return conf
 
 
@@ -264,6 +284,18 @@ def install(conf):
 def current():
     """The installed configuration, else one loaded from the files and environment."""
     return _installed if _installed is not None else load()
+
+
+def operator_paths(django_options):
+    """Every operator endpoint's path (placement_site.ops answers them)."""
+    return (*OPERATOR_PATHS, django_options.metrics_path)
+
+
+def _check_public_paths(django_options):
+    for path in django_options.public_paths:
+        if path not in operator_paths(django_options):
+            raise ConfigError(f"[django] public_paths: {path} is not an operator endpoint "
+                              f"({', '.join(operator_paths(django_options))})")
 
 
 def prometheus_multiproc_dir(environ=None):

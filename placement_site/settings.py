@@ -90,13 +90,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # outermost: answers /healthz, /readyz, /metrics, /openapi.json; measures and logs the rest
+    # outermost: answers the public operator endpoints ([django] public_paths of /healthz,
+    # /readyz, /metrics, /openapi.json); measures and logs the Placement requests
     "placement_site.ops.middleware.ObservabilityMiddleware",
     "placement_site.api.middleware.RequestIdMiddleware",
     "placement_site.api.middleware.AnyHostMiddleware",
     "placement_site.api.middleware.PageSecurityMiddleware",
     "placement_site.api.middleware.CorsMiddleware",
     "placement_site.api.middleware.PlacementAuthMiddleware",
+    # the operator endpoints that need a token: after authentication
+    "placement_site.ops.middleware.OperatorEndpointMiddleware",
     "placement_site.api.middleware.MicroversionMiddleware",
     "placement_site.api.middleware.BodyFramingMiddleware",
     "placement_site.db_routing.ReplicaReadMiddleware",
@@ -209,6 +212,8 @@ PLACEMENT_COMPILED_ENGINE = CONF.django.compiled_engine
 
 # --- Operations (placement_site/ops, README "Operating it") ---
 PLACEMENT_METRICS_PATH = CONF.django.metrics_path
+# Operator endpoints answered without a token; the others need an administrator's.
+PLACEMENT_PUBLIC_PATHS = frozenset(CONF.django.public_paths)
 # Set (gunicorn_conf sets it): metrics in prometheus-client's multiprocess mode.
 PROMETHEUS_MULTIPROC_DIR = config.prometheus_multiproc_dir()
 PLACEMENT_LOG_FORMAT = CONF.django.log_format

@@ -1,10 +1,12 @@
-"""The outermost middleware: answers the operator endpoints itself, and measures
-and logs every other request.
+"""The outermost middleware: answers the public operator endpoints itself, and
+measures and logs every other request.
 
-The operator endpoints (health, metrics, OpenAPI) are answered before any Placement
-stage runs: no token, no microversion, no request log line (probes come every few
-seconds). Every other request is timed, its database queries counted, and it is
-recorded under its route template (the URL pattern it resolved to, never the raw path).
+The operator endpoints (health, metrics, OpenAPI) are never measured nor logged (probes
+come every few seconds). The public ones ([django] public_paths) are answered before any
+Placement stage runs: no token, no microversion. The others are answered by
+OperatorEndpointMiddleware, right after authentication, to administrators only. Every
+other request is timed, its database queries counted, and it is recorded under its
+route template (the URL pattern it resolved to, never the raw path).
 """
 import time
 
@@ -12,6 +14,8 @@ from django.conf import settings
 from django.db import connection
 from django.urls import Resolver404, resolve
 
+from placement_site.api import policy
+from placement_site.api.exceptions import Forbidden, exception_response
 from placement_site.ops import health, logs, metrics, openapi
 
 UNMATCHED_ROUTE = "unmatched"
@@ -51,21 +55,49 @@ def route_template(request):
     return "/" + match.route
 
 
+def operator_endpoints():
+    """path -> view of every operator endpoint."""
+    return {
+        "/healthz": health.healthz,
+        "/readyz": health.readyz,
+        settings.PLACEMENT_METRICS_PATH: metrics.metrics_view,
+        "/openapi.json": openapi.openapi_view,
+    }
+
+
+class OperatorEndpointMiddleware:
+    """The operator endpoints that are not public: after authentication (a token is
+    needed, as for every Placement path), for administrators (policy rule admin_api)."""
+
+    RULE = "admin_api"
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.endpoints = operator_endpoints()
+
+    def __call__(self, request):
+        endpoint = self.endpoints.get(request.path_info)
+        if endpoint is None:
+            return self.get_response(request)
+        try:
+            policy.authorize(request, self.RULE)
+        except Forbidden as exc:
+            return exception_response(request, exc)
+        return endpoint(request)
+
+
 class ObservabilityMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
-        self.operator_endpoints = {
-            "/healthz": health.healthz,
-            "/readyz": health.readyz,
-            settings.PLACEMENT_METRICS_PATH: metrics.metrics_view,
-            "/openapi.json": openapi.openapi_view,
-        }
+        self.operator_endpoints = operator_endpoints()
 
     def __call__(self, request):
         endpoint = self.operator_endpoints.get(request.path_info)
         if endpoint is not None:
-            return endpoint(request)
+            if request.path_info in settings.PLACEMENT_PUBLIC_PATHS:
+                return endpoint(request)
+            return self.get_response(request)  # OperatorEndpointMiddleware's
         started = time.perf_counter()
         queries = QueryTally()
         metrics.WORKER_REQUESTS_IN_PROGRESS.inc()

@@ -80,6 +80,8 @@ def test_environment_variables_win_over_the_file(tmp_path):
     ("[placement_database]\nconnection = oracle://db/placement\n",
      "[placement_database] connection: unsupported database"),
     ("no section here\n", "Failed to parse"),
+    ("[django]\npublic_paths = /healthz, /resource_providers\n",
+     "[django] public_paths: /resource_providers is not an operator endpoint"),
 ])
 def test_bad_file_values_name_the_option(tmp_path, text, message):
     with pytest.raises(config.ConfigError) as caught:

@@ -154,8 +154,16 @@ def test_allocation_candidates_work(api):
 
 
 @pytest.mark.django_db
-def test_metrics_endpoint_needs_no_token_and_speaks_prometheus_text():
+def test_metrics_endpoint_needs_an_administrators_token_and_speaks_prometheus_text(
+        make_api):
+    """As every path but the root document in Placement (which has no /metrics)."""
     response = Client().get("/metrics")
+    assert response.status_code == 401
+    assert response.json()["title"] == "Unauthorized"
+    refused = make_api(token="nobody").get("/metrics")
+    assert refused.status_code == 403
+    assert "Policy does not allow admin_api" in refused.json()["errors"][0]["detail"]
+    response = Client().get("/metrics", HTTP_X_AUTH_TOKEN="admin")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain; version=")
     names = {family.name for family in text_string_to_metric_families(response.content.decode())}
@@ -164,11 +172,21 @@ def test_metrics_endpoint_needs_no_token_and_speaks_prometheus_text():
 
 
 @pytest.mark.django_db
+def test_metrics_may_be_made_public(settings):
+    """[django] public_paths lists it: Prometheus scrapes without a token."""
+    settings.PLACEMENT_PUBLIC_PATHS = {"/healthz", "/metrics"}
+    client = Client()
+    assert client.get("/metrics").status_code == 200
+    assert client.get("/openapi.json").status_code == 401  # no longer listed
+
+
+@pytest.mark.django_db
 def test_metrics_path_is_configurable(settings):
     settings.PLACEMENT_METRICS_PATH = "/internal/metrics"
     client = Client()  # builds its middleware chain with the setting in force
-    assert client.get("/internal/metrics").status_code == 200
-    assert client.get("/metrics").status_code == 401  # now an ordinary (unknown) API path
+    assert client.get("/internal/metrics", HTTP_X_AUTH_TOKEN="admin").status_code == 200
+    # now an ordinary (unknown) API path
+    assert client.get("/metrics", HTTP_X_AUTH_TOKEN="admin").status_code == 404
 
 
 def test_multiprocess_mode_follows_the_settings(settings, tmp_path):

@@ -79,7 +79,7 @@ def _call(port, method, path, body=None, headers=HEADERS):
 
 
 def _samples(port):
-    status, body = _call(port, "GET", "/metrics", headers={})
+    status, body = _call(port, "GET", "/metrics", headers={"X-Auth-Token": "admin"})
     assert status == 200
     return [s for family in text_string_to_metric_families(body.decode())
             for s in family.samples]

@@ -106,7 +106,8 @@ def test_replica_routes_read_the_standby_while_writes_read_the_primary(
         assert {old, new} <= candidates(strict)
         assert "replica replica1 skipped, the primary answers its reads: lags" in \
             strict.log_text()
-        scraped = urllib.request.urlopen(f"http://127.0.0.1:{strict.port}/metrics").read()
+        scraped = urllib.request.urlopen(urllib.request.Request(
+            f"http://127.0.0.1:{strict.port}/metrics", headers={"X-Auth-Token": "admin"})).read()
         assert re.search(rb"^placement_replica_fallbacks_total [1-9]", scraped, re.M)
     finally:
         cluster.query("standby", "SELECT pg_wal_replay_resume()")
