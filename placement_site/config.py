@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 from keystonemiddleware import opts as authtoken_opts
 from oslo_config import cfg
-from oslo_middleware import cors
+from oslo_middleware import cors, http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -191,6 +191,8 @@ def option_groups():
         # rule's scope types (every Placement rule is project-scoped).
         ("oslo_policy", policy_opts.list_opts()[0][1]),
         ("cors", cors.OPTS),
+        # enable_proxy_headers_parsing: X-Forwarded-Proto is believed (settings.py)
+        ("oslo_middleware", http_proxy_to_wsgi.OPTS),
         *authtoken_opts.list_auth_token_opts(),
         ("django", OPTIONS["django"]),
     ]

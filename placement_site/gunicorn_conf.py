@@ -39,6 +39,9 @@ def on_starting(server):
     from placement_site.api import auth
 
     auth.check_at_start()
+    from placement_site import development_login
+
+    development_login.check_at_start(server.cfg.bind)
     # The check imported the metrics in the master: its gauges must not read as a worker.
     from prometheus_client import multiprocess
 

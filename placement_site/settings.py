@@ -69,6 +69,14 @@ def replica_from_url(url):
 
 
 SECRET_KEY = config.secret_key(CONF, DATA_DIR)
+# The operator UI and admin: a CSRF refusal in JSON to a client that asked for JSON.
+CSRF_FAILURE_VIEW = "placement_site.csrf.csrf_failure"
+# X-Forwarded-Proto believed only when the operator says a proxy sets it (Placement's
+# option); gunicorn itself believes it from --forwarded-allow-ips (default: loopback).
+if CONF.oslo_middleware.enable_proxy_headers_parsing:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Refuse to start beyond loopback while admin/admin logs in (development_login.py).
+PLACEMENT_ALLOW_DEVELOPMENT_LOGIN = CONF.django.allow_development_login
 DEBUG = CONF.django.debug
 ALLOWED_HOSTS = CONF.django.allowed_hosts
 
@@ -109,6 +117,8 @@ MIDDLEWARE = [
 # Django's page middleware, in MIDDLEWARE's order; API requests skip it.
 PLACEMENT_PAGE_MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # session and CSRF cookies Secure on pages served over HTTPS: after they are set
+    "placement_site.api.middleware.SecureCookiesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

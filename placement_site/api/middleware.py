@@ -175,7 +175,12 @@ class PlacementAuthMiddleware:
         strategy = settings.PLACEMENT_AUTH_STRATEGY
         if (strategy == "keystone" and not is_root_path(request.path_info)
                 and auth.IN_PROCESS_IDENTITY not in request.META):
-            refusal = auth.keystone_refusal(self.auth_token(), request)
+            try:
+                refusal = auth.keystone_refusal(self.auth_token(), request)
+            except Exception as exc:  # e.g. no identity endpoint of the configured interface
+                LOG.exception("keystonemiddleware's auth_token failed")
+                return errors.error_response(
+                    request, 500, f"Token validation failed: {type(exc).__name__}: {exc}")
             if refusal is not None:
                 return refusal
         context = auth.authenticate(request, strategy)
@@ -213,6 +218,25 @@ class LoginActorMiddleware:
 
         with acting_as(login, request_id=getattr(request, "request_id", "")):
             return self.get_response(request)
+
+
+class SecureCookiesMiddleware:
+    """The session and CSRF cookies of a page served over HTTPS are sent back only over
+    HTTPS. request.is_secure(): TLS at the server, X-Forwarded-Proto of a proxy the
+    server trusts (gunicorn's forwarded_allow_ips) or, with [oslo_middleware]
+    enable_proxy_headers_parsing, of any client. Over plain HTTP (development) they stay
+    usable."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.is_secure():
+            for name in (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME):
+                if name in response.cookies:
+                    response.cookies[name]["secure"] = True
+        return response
 
 
 class PageMiddleware:

@@ -19,6 +19,8 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 from keystoneauth1 import fixture as token_fixtures
 from keystoneauth1 import loading
+from keystoneauth1.exceptions import EndpointNotFound
+from keystonemiddleware import auth_token
 from keystonemiddleware.fixture import AuthTokenFixture
 from webob import Request
 
@@ -179,6 +181,19 @@ def test_operator_pages_need_no_keystone_token(keystone):
     response = keystone.request("GET", "/admin/")
     assert response.status_int == 302
     assert response.headers["Location"].startswith("/admin/login/")
+
+
+def test_a_failing_auth_token_is_placements_json_500(keystone, monkeypatch):
+    """auth_token lets an error it does not expect through (no identity endpoint of the
+    configured interface in the catalog): a JSON 500 that names it, not an HTML page."""
+    def no_endpoint(*args, **kwargs):
+        raise EndpointNotFound("internal endpoint for identity service not found")
+
+    monkeypatch.setattr(auth_token.AuthProtocol, "fetch_token", no_endpoint)
+    response = keystone.request("GET", "/traits", uuid.uuid4().hex)
+    assert response.status_int == 500
+    detail = response.json["errors"][0]["detail"]
+    assert "EndpointNotFound: internal endpoint for identity service not found" in detail
 
 
 def free_port():

@@ -122,7 +122,8 @@ password_hash_rounds = 4
                     "--keystone-group", "root")
         self.manage("bootstrap", "--bootstrap-password", PASSWORD,
                     "--bootstrap-region-id", "RegionOne",
-                    "--bootstrap-public-url", self.url)
+                    "--bootstrap-public-url", self.url,
+                    "--bootstrap-internal-url", self.url)
 
     def start(self):
         log = self.workdir / "server.log"
