@@ -10,8 +10,8 @@ import socket
 import subprocess
 import sys
 import uuid
-
 from contextlib import contextmanager
+from unittest import mock
 
 import pytest
 from django.core import signals
@@ -183,14 +183,13 @@ def test_operator_pages_need_no_keystone_token(keystone):
     assert response.headers["Location"].startswith("/admin/login/")
 
 
-def test_a_failing_auth_token_is_placements_json_500(keystone, monkeypatch):
+def test_a_failing_auth_token_is_placements_json_500(keystone):
     """auth_token lets an error it does not expect through (no identity endpoint of the
     configured interface in the catalog): a JSON 500 that names it, not an HTML page."""
-    def no_endpoint(*args, **kwargs):
-        raise EndpointNotFound("internal endpoint for identity service not found")
-
-    monkeypatch.setattr(auth_token.AuthProtocol, "fetch_token", no_endpoint)
-    response = keystone.request("GET", "/traits", uuid.uuid4().hex)
+    no_endpoint = EndpointNotFound("internal endpoint for identity service not found")
+    # undone right here: the token fixture's own patch of fetch_token is undone after
+    with mock.patch.object(auth_token.AuthProtocol, "fetch_token", side_effect=no_endpoint):
+        response = keystone.request("GET", "/traits", uuid.uuid4().hex)
     assert response.status_int == 500
     detail = response.json["errors"][0]["detail"]
     assert "EndpointNotFound: internal endpoint for identity service not found" in detail
