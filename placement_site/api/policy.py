@@ -36,7 +36,9 @@ def _legacy_admin(name):
 
 BASE_RULES = [
     policy.RuleDefault("admin_api", "role:admin",
-                       description="Administrators (no endpoint rule uses it by default)."),
+                       description="Administrators: the operator endpoints outside "
+                                   "[django] public_paths (/metrics by default); no "
+                                   "Placement endpoint rule uses it by default."),
     policy.RuleDefault("service_api", "role:service",
                        description="Other services (nova, neutron...) calling on their own behalf.",
                        deprecated_rule=_legacy_admin("service_api")),
