@@ -62,8 +62,9 @@ def authtoken_options(settings, **options):
     """[keystone_authtoken] as a deployment writes it: the credentials Placement
     validates tokens with, and where clients get theirs."""
     options = {"www_authenticate_uri": KEYSTONE, "auth_url": KEYSTONE,
-               "auth_type": "password", "username": "placement", "password": "secret", "project_name": "service",
-               "user_domain_name": "Default", "project_domain_name": "Default", **options}
+               "auth_type": "password", "username": "placement", "password": "secret",
+               "project_name": "service", "user_domain_name": "Default",
+               "project_domain_name": "Default", **options}
     # auth_token registers the options of its auth_type itself when it loads the plugin
     settings.CONF.register_opts(loading.get_auth_plugin_conf_options("password"),
                                 group="keystone_authtoken")
