@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from allocations import exceptions
 from placement_site.ops import events
-from providers.rules import canonical_uuid_or_none
+from placement_site.uuids import canonical_uuid_or_none
 from providers.rules import capacity as inventory_capacity
 
 
@@ -47,7 +47,7 @@ class InventoryLimits:
 def canonical_consumer_uuid(value):
     """The canonical lower-case dashed form of a uuid-like string.
 
-    Raises MalformedConsumerUuid unless `value` is uuid-like (providers.rules.uuids).
+    Raises MalformedConsumerUuid unless `value` is uuid-like (placement_site.uuids).
     """
     canonical = canonical_uuid_or_none(value)
     if canonical is None:

@@ -23,10 +23,10 @@ from allocations.forms import (
 )
 from allocations.models import UNKNOWN_CONSUMER_TYPE
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
+from placement_site.uuids import UUIDS_IN_TEXT
 from providers.ui.change_log import change_log_section
 from providers.models import ChangeRecord, ResourceProvider
 from providers.rules import reported_capacity
-from providers.rules.uuids import UUIDS_IN_TEXT
 from providers.ui.tree_layout import usage_row
 
 CONSUMERS_PER_PAGE = 50

@@ -50,7 +50,8 @@ from providers.query_params import (
     parse_required_value,
     parse_resources,
 )
-from providers.rules import GROUP_SUFFIX_REGEX, canonical_uuid_or_none
+from placement_site.uuids import canonical_uuid_or_none
+from providers.rules import GROUP_SUFFIX_REGEX
 
 NUMERIC_SUFFIX = "[1-9][0-9]*"
 STRING_SUFFIX = GROUP_SUFFIX_REGEX

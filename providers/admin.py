@@ -17,6 +17,7 @@ from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
 
 from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
+from placement_site import uuids
 from providers import rules
 from providers.ui.forms import GenerationField
 from providers.models import (
@@ -229,7 +230,7 @@ class ProviderAggregateForm(forms.ModelForm):
     def clean_aggregate_uuid(self):
         value = self.cleaned_data["aggregate_uuid"].strip()
         # The API's rule; the value is stored as given, as PUT .../aggregates stores it.
-        if not rules.is_uuid_like(value):
+        if not uuids.is_uuid_like(value):
             raise forms.ValidationError("Enter a uuid.")
         return value
 

@@ -46,8 +46,8 @@ from placement_site.api.microversion import (
     FORBIDDEN_TRAITS,
     MEMBER_OF_REPEATED,
 )
+from placement_site.uuids import is_uuid_like
 from providers.exceptions import InvalidQuery
-from providers.rules import is_uuid_like
 
 _RESOURCES_FORM = (
     "Badly formed resources parameter. Expected resources query string "

@@ -11,7 +11,8 @@ from placement_site.api.microversion import (
     DICT_ALLOCATIONS,
     MAPPINGS,
 )
-from providers.rules import GROUP_SUFFIX_REGEX, MAX_NAME_LENGTH, NAME_REGEX, UUID_KEY_REGEX
+from placement_site.uuids import UUID_KEY_REGEX
+from providers.rules import GROUP_SUFFIX_REGEX, MAX_NAME_LENGTH, NAME_REGEX
 
 UUID_KEY = UUID_KEY_REGEX
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from rest_framework import viewsets
 from rest_framework.response import Response
 
-from placement_site import jsonschemas
+from placement_site import jsonschemas, uuids
 from placement_site.api import policy
 from placement_site.api.accept import accepts_json
 from placement_site.api.exceptions import (
@@ -29,7 +29,6 @@ from placement_site.api.exceptions import (
     UnsupportedMediaType,
 )
 from placement_site.api.microversion import CACHE_HEADERS
-from providers.rules import uuids
 
 
 def endpoint(policy_rule, min_version=None, max_version=None, accept=False,

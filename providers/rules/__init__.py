@@ -3,7 +3,8 @@
 * inventory: the fields of an inventory record (ranges, defaults, JSON schema)
 * capacity: (total - reserved) * allocation_ratio and the microversion-gated capacity rule
 * names: resource class / trait / CUSTOM_ name patterns
-* uuids: Placement's uuid-like strings
+
+Uuid-like strings are not providers' alone: placement_site/uuids.py holds them.
 
 Used by the services, by Model.clean() (so the admin has them), by the JSON
 schemas and by the database constraints. They raise providers.exceptions
@@ -46,11 +47,4 @@ from providers.rules.names import (  # noqa: F401
     custom_trait_name_problem,
     is_custom,
     is_valid_custom_name,
-)
-from providers.rules.uuids import (  # noqa: F401
-    CANONICAL_UUID_REGEX,
-    UUID_KEY_REGEX,
-    canonical_uuid,
-    canonical_uuid_or_none,
-    is_uuid_like,
 )

@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from placement_site import uuids
 from providers import exceptions, rules
 from providers.models import ResourceProvider
 from providers.services import change_log
@@ -22,7 +23,7 @@ UNCHANGED = object()
 
 
 # Canonical lower-case dashed form of a uuid-like string (ValueError otherwise).
-normalize_uuid = rules.canonical_uuid
+normalize_uuid = uuids.canonical_uuid
 
 
 def provider_bump_generation(provider, expected=None, detail=None):
@@ -61,7 +62,7 @@ def provider_create(*, name, uuid=None, parent_uuid=None):
     Returns the new ResourceProvider (generation 0; root set).
     Raises InvalidProvider (bad uuid, empty name, bad parent), DuplicateName (409).
     """
-    if uuid and not rules.is_uuid_like(uuid):
+    if uuid and not uuids.is_uuid_like(uuid):
         raise exceptions.InvalidProvider(f"Invalid uuid for a resource provider: {uuid}")
     uuid = normalize_uuid(uuid) if uuid else str(uuidlib.uuid4())
     prefix = (f'Unable to create resource provider "{name}", {uuid}: '

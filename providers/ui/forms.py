@@ -12,6 +12,7 @@ import re
 from django import forms
 from django.db import transaction
 
+from placement_site import uuids
 from providers import rules
 from providers.models import ResourceClass
 
@@ -168,7 +169,7 @@ class AggregatesForm(forms.Form):
     def clean_aggregates(self):
         names = self.cleaned_data["aggregates"]
         # The API's rule; the values are stored as given, as PUT .../aggregates stores them.
-        bad = [value for value in names if not rules.is_uuid_like(value)]
+        bad = [value for value in names if not uuids.is_uuid_like(value)]
         if bad:
             raise forms.ValidationError(f"Not a uuid: {', '.join(bad)}")
         return names

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from allocations.models import Allocation
-from placement_site import jsonschemas
+from placement_site import jsonschemas, uuids
 from placement_site.api.microversion import CONSUMER_TYPES, Version
 from placement_site.inprocess import PlacementClient
 from placement_site.jsonfile import read_json_file
@@ -52,7 +52,7 @@ INVENTORY_DEFAULTS = rules.INVENTORY_DEFAULTS
 
 _NAME = {"type": "string", "pattern": rules.NAME_REGEX}
 _CUSTOM = {"type": "string", "pattern": rules.CUSTOM_NAME_REGEX}
-_UUID = {"type": "string", "pattern": rules.CANONICAL_UUID_REGEX}
+_UUID = {"type": "string", "pattern": uuids.CANONICAL_UUID_REGEX}
 DOCUMENT_SCHEMA = {
     "type": "object",
     "properties": {

@@ -6,7 +6,7 @@ import jsonschema
 from django.utils import timezone
 from rest_framework.response import Response
 
-from placement_site import jsonschemas
+from placement_site import jsonschemas, uuids
 from placement_site.api.exceptions import BadRequest
 from placement_site.api.microversion import (
     CREATE_RETURNS_PROVIDER,
@@ -35,7 +35,7 @@ _QUERY_FORMATS = jsonschema.FormatChecker(formats=())
 @_QUERY_FORMATS.checks("uuid")
 def _is_canonical_uuid(value):
     return (not isinstance(value, str)
-            or re.fullmatch(rules.CANONICAL_UUID_REGEX, value) is not None)
+            or re.fullmatch(uuids.CANONICAL_UUID_REGEX, value) is not None)
 
 
 @lru_cache(maxsize=None)   # one object per version: jsonschemas keeps its validator
