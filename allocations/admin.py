@@ -12,7 +12,7 @@ from django.db.models import Count
 
 from allocations import services
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from placement_site.service_errors import SERVICE_ERRORS, error_message
+from placement_site.domain_errors import SERVICE_ERRORS, error_message
 from providers.admin import ServiceAdminMixin
 
 

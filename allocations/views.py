@@ -22,7 +22,7 @@ from allocations.forms import (
     ConsumerFilterForm, MoveAllocationForm, RemoveAllocationsForm, UsageFilterForm,
 )
 from allocations.models import UNKNOWN_CONSUMER_TYPE
-from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
+from placement_site.domain_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from placement_site.uuids import UUIDS_IN_TEXT
 from providers.ui.change_log import change_log_section
 from providers.models import ChangeRecord, ResourceProvider

@@ -29,8 +29,8 @@ from functools import cached_property
 from django.db import DatabaseError
 
 from placement_site.ops import metrics
-from providers.exceptions import InvalidQuery
 from candidates import candidate_set, combine
+from candidates.exceptions import InvalidCandidatesQuery
 from candidates.resolve import resolve
 from candidates.sql import Scope, aggregates as agg_sql, capacity, links, summaries
 from candidates.sql import traits as trait_sql
@@ -81,7 +81,8 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     breadth_first: allocation_candidates_generation_strategy = breadth-first.
     window: None, or (start, stop): keep and summarise only that slice of the answer
     (after limit and randomisation), as if the answer were cut to it (§4.7); the UI's
-    pages. Raises InvalidQuery for unknown resource classes or traits (when reached).
+    pages. Raises InvalidCandidatesQuery for unknown resource classes or traits (when
+    reached).
     """
     args = (query, whole_trees, all_classes, with_traits, randomize, max_candidates,
             breadth_first, window)
@@ -93,7 +94,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
             except DatabaseError:
                 raise
             except Exception:
-                # an unknown name (InvalidQuery), or what a stale snapshot breaks: a
+                # an unknown name (InvalidCandidatesQuery), or what a stale snapshot breaks: a
                 # provider the inventories name that it does not know. Only the first is
                 # an answer, and only if the snapshot was current.
                 if use.current():
@@ -275,7 +276,7 @@ def _names_unknown(query, names):
 def _raise_unknown_traits(trait_names, names):
     missing = _unknown_traits(trait_names, names)
     if missing:
-        raise InvalidQuery(f"No such trait(s): {', '.join(missing)}.")
+        raise InvalidCandidatesQuery(f"No such trait(s): {', '.join(missing)}.")
 
 
 def root_traits_known(evaluation, group=None):
@@ -299,8 +300,8 @@ def classes_known(evaluation, group):
     """§3.6 step 2.1: the group's resource classes exist."""
     missing = _unknown_classes(group, evaluation.names)
     if missing:
-        raise InvalidQuery("Invalid resource class in resources parameter: "
-                         f"No such resource class {missing[0]}.")
+        raise InvalidCandidatesQuery("Invalid resource class in resources parameter: "
+                                     f"No such resource class {missing[0]}.")
 
 
 def aggregates_known(evaluation, group):
@@ -376,7 +377,7 @@ def evaluate(query, names, thorough=None):
     """Run the steps of §3.6 in order: request-wide, then each group's.
 
     Returns (evaluation, reason): reason is None when no step excluded everything
-    (generation follows), else the first step's reason. Raises InvalidQuery for the first
+    (generation follows), else the first step's reason. Raises InvalidCandidatesQuery for the first
     unknown name reached. thorough: run the costly steps too (None: only when the
     request names something unknown, the only case where they change the answer).
     """

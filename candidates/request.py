@@ -23,6 +23,7 @@ from functools import lru_cache
 from django.http import QueryDict
 
 from candidates.candidate_set import GroupKind
+from candidates.exceptions import InvalidCandidatesQuery
 from placement_site import domain_errors as errors
 from placement_site import jsonschemas
 from placement_site.api.microversion import (
@@ -41,7 +42,7 @@ from placement_site.api.microversion import (
     STRING_SUFFIXES,
     Version,
 )
-from providers.exceptions import InvalidQuery
+from placement_site.uuids import canonical_uuid_or_none
 from providers.query_params import (
     AggregateQuery,
     TraitQuery,
@@ -50,7 +51,6 @@ from providers.query_params import (
     parse_required_value,
     parse_resources,
 )
-from placement_site.uuids import canonical_uuid_or_none
 from providers.rules import GROUP_SUFFIX_REGEX
 
 NUMERIC_SUFFIX = "[1-9][0-9]*"
@@ -176,7 +176,7 @@ def validate(schema, data):
     """jsonschema validation with Placement's query-string message."""
     error = jsonschemas.first_error(data, schema)
     if error is not None:
-        raise InvalidQuery(f"{QUERY_PREFIX}{error}")
+        raise InvalidCandidatesQuery(f"{QUERY_PREFIX}{error}")
 
 
 def _lists(query):
@@ -209,12 +209,13 @@ def parse_root_required(values):
     if not values:
         return TraitQuery()
     if len(values) > 1:
-        raise InvalidQuery("Query parameter 'root_required' may be specified only once.",
-                         code=errors.QUERYPARAM_DUPLICATE_KEY)
+        raise InvalidCandidatesQuery(
+            "Query parameter 'root_required' may be specified only once.",
+            code=errors.QUERYPARAM_DUPLICATE_KEY)
     traits = parse_required_value(values[0], FORBIDDEN_TRAITS)
     conflicts = sorted(traits.required & traits.forbidden)
     if conflicts:
-        raise InvalidQuery(
+        raise InvalidCandidatesQuery(
             "Conflicting required and forbidden traits found in root_required: "
             + ", ".join(conflicts), code=errors.QUERYPARAM_BAD_VALUE)
     return traits
@@ -228,7 +229,7 @@ def parse_same_subtree(values):
         for element in value.split(","):
             element = element.strip()
             if not element:
-                raise InvalidQuery(
+                raise InvalidCandidatesQuery(
                     "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
                     code=errors.QUERYPARAM_BAD_VALUE)
             if element not in suffixes:
@@ -244,7 +245,7 @@ def parse_in_tree(value):
     value = value.strip()
     canonical = canonical_uuid_or_none(value)
     if canonical is None:
-        raise InvalidQuery(
+        raise InvalidCandidatesQuery(
             f"{QUERY_PREFIX}Expected 'in_tree' parameter to be a format of uuid. Got: {value}")
     return canonical
 
@@ -284,34 +285,38 @@ def _orphaned(groups, param, attribute):
 def _check_groups(groups, same_subtree, group_policy, version):
     if version >= SAME_SUBTREE:
         if all(group.resourceless for group in groups):
-            raise InvalidQuery("There must be at least one resources or resources[$S] parameter.",
-                             code=errors.QUERYPARAM_MISSING_VALUE)
+            raise InvalidCandidatesQuery(
+                "There must be at least one resources or resources[$S] parameter.",
+                code=errors.QUERYPARAM_MISSING_VALUE)
         in_subtree = {suffix for constraint in same_subtree for suffix in constraint}
         orphans = [g.suffix for g in groups if g.resourceless and g.suffix not in in_subtree]
         if orphans:
-            raise InvalidQuery(
+            raise InvalidCandidatesQuery(
                 "Resourceless suffixed group request should be specified in `same_subtree` "
                 f"query param: bad group(s) - {orphans}.", code=errors.QUERYPARAM_BAD_VALUE)
         known = [g.suffix for g in groups]
         unknown = [s for c in same_subtree for s in c if s not in known]
         if unknown:
-            raise InvalidQuery(
+            raise InvalidCandidatesQuery(
                 f"Real suffixes should be specified in `same_subtree`: {unknown} not found "
                 f"in {known}.", code=errors.QUERYPARAM_BAD_VALUE)
     else:
         orphans = _orphaned(groups, "required", "required_sets")
         if orphans:
-            raise InvalidQuery("All traits parameters must be associated with resources.  "
-                               "Found the following orphaned traits keys: " + orphans)
+            raise InvalidCandidatesQuery(
+                "All traits parameters must be associated with resources.  "
+                "Found the following orphaned traits keys: " + orphans)
         orphans = _orphaned(groups, "member_of", "aggregates")
         if orphans:
-            raise InvalidQuery("All member_of parameters must be associated with resources. "
-                               "Found the following orphaned member_of keys: " + orphans)
+            raise InvalidCandidatesQuery(
+                "All member_of parameters must be associated with resources. "
+                "Found the following orphaned member_of keys: " + orphans)
         if any(g.resourceless for g in groups):
-            raise InvalidQuery("All request groups must specify resources.")
+            raise InvalidCandidatesQuery("All request groups must specify resources.")
         if not groups:
-            raise InvalidQuery("At least one request group (`resources` or `resources{$S}`) "
-                             "is required.")
+            raise InvalidCandidatesQuery(
+                "At least one request group (`resources` or `resources{$S}`) "
+                "is required.")
     conflicts = []
     for group in groups:
         clashing = sorted({name for names in group.required_sets
@@ -319,11 +324,13 @@ def _check_groups(groups, same_subtree, group_policy, version):
         if clashing:
             conflicts.append(f"required{group.suffix}: ({', '.join(clashing)})")
     if conflicts:
-        raise InvalidQuery("Conflicting required and forbidden traits found in the following "
-                         "traits keys: " + ", ".join(conflicts))
+        raise InvalidCandidatesQuery(
+            "Conflicting required and forbidden traits found in the following "
+            "traits keys: " + ", ".join(conflicts))
     if group_policy is None and sum(1 for g in groups if g.suffixed) > 1:
-        raise InvalidQuery('The "group_policy" parameter is required when specifying more '
-                         'than one "resources{N}" parameter.')
+        raise InvalidCandidatesQuery(
+            'The "group_policy" parameter is required when specifying more '
+            'than one "resources{N}" parameter.')
 
 
 # --- entry points ------------------------------------------------------------------------
@@ -341,7 +348,7 @@ def parse_query_string(query_string, version):
 def parse_request(query, version):
     """Validate and parse the query string of GET /allocation_candidates.
 
-    Raises InvalidQuery (with Placement's message and code) on the first problem,
+    Raises InvalidCandidatesQuery (with Placement's message and code) on the first problem,
     in allocation-candidates.md §3 order.
     """
     lists = _lists(query)

@@ -31,7 +31,7 @@ from candidates.request import parse_request
 from placement_site.api.errors import error_body
 from placement_site.api.exceptions import domain_error_status
 from placement_site.api.microversion import Version
-from placement_site.service_errors import SERVICE_ERRORS, error_code, error_message
+from placement_site.domain_errors import SERVICE_ERRORS, error_message
 from providers.models import ResourceProvider
 
 PER_PAGE = 50   # candidates per page of the explorer
@@ -56,7 +56,7 @@ def refusal(exc, version):
     code the API sends at `version` (none before 1.23), and Placement's message without
     the JSON-schema dump that follows it."""
     status = domain_error_status(exc)
-    body = error_body(status, error_message(exc), "", code=error_code(exc), version=version)
+    body = error_body(status, error_message(exc), "", code=exc.code, version=version)
     error = {"status": status, "title": HTTPStatus(status).phrase,
              "code": body["errors"][0].get("code"),
              "detail": error_message(exc).split(SCHEMA_DUMP_START, 1)[0]}

@@ -1,9 +1,12 @@
 """The base of every domain error: what went wrong, in Placement's words and code.
 
-Services, selectors and rules raise subclasses of these (each app keeps its own in
-<app>/exceptions.py); they know nothing of HTTP. Only placement_site/api/exceptions.py
-turns them into responses (the kind decides the status), and the UI, admin and
-commands show `message` to people.
+Ground floor: every app may import it; it imports nothing of theirs.
+
+Services, selectors and rules raise subclasses of the kinds below (each app keeps its
+own in <app>/exceptions.py); they know nothing of HTTP. Only the API edge,
+placement_site/api/exceptions.py, turns them into responses (the kind decides the
+status); the UI, the admin and the commands catch SERVICE_ERRORS and show
+error_message(exc) to people.
 """
 
 # Placement's error codes, verbatim (http.md §6.2).
@@ -47,3 +50,17 @@ class ConcurrentUpdate(Conflict):
     """A generation moved underneath the write (409 placement.concurrent_update)."""
 
     code = CONCURRENT_UPDATE
+
+
+# What the pages, the admin and the commands catch around a service call.
+SERVICE_ERRORS = (DomainError,)
+
+
+def error_message(exc):
+    """The refusal in Placement's words, on one line (for a page or a command)."""
+    return " ".join(str(exc.message).split())
+
+
+def is_concurrent_update(exc):
+    """True when a generation moved underneath the write (reload, then try again)."""
+    return isinstance(exc, ConcurrentUpdate)

@@ -16,7 +16,7 @@ from django.forms.models import BaseInlineFormSet
 from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
 
-from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
+from placement_site.domain_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from placement_site import uuids
 from providers import rules
 from providers.ui.forms import GenerationField

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils.html import format_html, format_html_join
 
 from placement_site.api.microversion import MAX
-from placement_site.service_errors import SERVICE_ERRORS, error_message
+from placement_site.domain_errors import SERVICE_ERRORS, error_message
 from providers import query_params, querysets
 from providers.api.views.resource_providers import list_query_refusal
 from providers.exceptions import InvalidQuery

@@ -84,7 +84,7 @@ def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1):
     page: 1-based page number (clamped to the pages there are); per_page: trees per page
     (1..MAX_PER_PAGE); tree: uuid or name of a provider: explain its tree only;
     max_candidates: the deployment's [placement] max_allocation_candidates (only noted).
-    Raises InvalidQuery as GET /allocation_candidates does (unknown names, in §3.6
+    Raises InvalidCandidatesQuery as GET /allocation_candidates does (unknown names, in §3.6
     order) and UnknownTree.
     """
     per_page = max(1, min(int(per_page), MAX_PER_PAGE))

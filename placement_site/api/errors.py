@@ -1,4 +1,11 @@
-"""Placement's error codes and its error body, shared by every layer of the API."""
+"""The body of Placement's error answers: its format, nothing else.
+
+error_body() writes the {"errors": [...]} document and error_response() wraps it in a
+response fit for the request's Accept header. Which exception gets which answer is
+decided at the API edge, placement_site/api/exceptions.py; the error codes live with
+the domain errors that carry them (placement_site/domain_errors.py). The gunicorn
+worker uses error_body() too, before Django's settings exist.
+"""
 import json
 from http import HTTPStatus
 
@@ -6,14 +13,7 @@ from django.http import HttpResponse
 from django.utils.html import escape
 
 from placement_site.api.accept import acceptable, accepts_json
-
-# Error codes live with the domain errors that carry them (http.md §6.2).
-from placement_site.domain_errors import (  # noqa: E402,F401
-    CONCURRENT_UPDATE, DUPLICATE_NAME, INVENTORY_INUSE, PROVIDER_CANNOT_DELETE_PARENT,
-    PROVIDER_IN_USE, QUERYPARAM_BAD_VALUE, QUERYPARAM_DUPLICATE_KEY, QUERYPARAM_MISSING_VALUE,
-    RESOURCE_PROVIDER_NOT_FOUND,
-)
-from placement_site.domain_errors import DEFAULT_CODE as DEFAULT  # noqa: E402
+from placement_site.domain_errors import DEFAULT_CODE
 
 
 # Said by the API and by the gunicorn workers (gunicorn refuses such a header itself).
@@ -59,7 +59,7 @@ def error_body(status, detail, request_id, code=None, version=None, extra=None):
         "request_id": request_id,
     }
     if version is not None and version >= ERROR_CODES:
-        error["code"] = code or DEFAULT
+        error["code"] = code or DEFAULT_CODE
     if extra:
         error.update(extra)
     return {"errors": [error]}
@@ -90,5 +90,5 @@ def error_response(request, status, detail, code=None, headers=None, extra=None)
             response = HttpResponse(text, status=status, content_type="text/plain; charset=UTF-8")
     for name, value in (headers or {}).items():
         response[name] = value
-    response.placement_error_code = code or DEFAULT  # for metrics (409s by code)
+    response.placement_error_code = code or DEFAULT_CODE  # for metrics (409s by code)
     return response

@@ -1,11 +1,11 @@
-"""The one place that turns exceptions into Placement error responses.
+"""The API edge: the one place that turns exceptions into Placement's error answers.
 
 Services, selectors, rules and query grammars raise domain errors
-(placement_site.domain_errors: a kind, Placement's message and code); none of
-them raises the HTTP classes below any more. exception_response() maps each
-domain kind to its status. The PlacementError classes here serve only the API
-edge itself (body and query validation, microversion gating, content
-negotiation 406/415, 405, policy 403), and views never build error responses.
+(placement_site/domain_errors.py and each app's <app>/exceptions.py: a kind,
+Placement's message and code); exception_response() maps each kind to its status,
+and api/errors.py writes the body. The PlacementError classes here are raised only
+by the API plumbing itself (body and query validation, microversion gating, content
+negotiation 406/415, 405, policy 403); views never build error responses.
 """
 import logging
 
@@ -23,7 +23,7 @@ class PlacementError(Exception):
     """Base for errors that map to one HTTP status and one Placement code."""
 
     status = 400
-    code = errors.DEFAULT
+    code = domain_errors.DEFAULT_CODE
 
     def __init__(self, detail="", code=None, status=None, headers=None):
         super().__init__(detail)
@@ -102,7 +102,7 @@ def exception_response(request, exc):
         # SQLite's busy timeout ran out: another writer held the lock too long.
         return errors.error_response(
             request, 409, "The database is busy with another update; please retry.",
-            code=errors.CONCURRENT_UPDATE,
+            code=domain_errors.CONCURRENT_UPDATE,
         )
     return None
 

@@ -6,7 +6,7 @@ refusal instead of a confirmation the user could not act on.
 """
 from django.db import transaction
 
-from placement_site.service_errors import SERVICE_ERRORS
+from placement_site.domain_errors import SERVICE_ERRORS
 
 
 class _Undo(Exception):

@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from placement_site.service_errors import SERVICE_ERRORS, error_message
+from placement_site.domain_errors import SERVICE_ERRORS, error_message
 from providers.ui import catalogue_forms
 from providers.selectors import catalogue as selectors
 from providers.services import resource_classes as resource_class_services

@@ -16,7 +16,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from placement_site.service_errors import SERVICE_ERRORS, error_message, is_concurrent_update
+from placement_site.domain_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.rules import INVENTORY_FIELDS
 from providers.selectors.capacity import inventories_below_usage

@@ -3,9 +3,9 @@ import pytest
 from django.http import QueryDict
 
 from candidates import explain as explainer
+from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
 from placement_site.api.microversion import Version
-from providers.exceptions import InvalidQuery
 from tests.factories import allocate, make_consumer, make_provider
 
 pytestmark = pytest.mark.django_db
@@ -296,9 +296,9 @@ def test_a_step_that_stops_everything_is_said_once(cn):
 
 
 def test_unknown_names_are_refused_like_the_api(cn):
-    with pytest.raises(InvalidQuery, match="No such resource class NOPE"):
+    with pytest.raises(InvalidCandidatesQuery, match="No such resource class NOPE"):
         explain("resources=NOPE:1")
-    with pytest.raises(InvalidQuery, match=r"No such trait\(s\): CUSTOM_NOPE"):
+    with pytest.raises(InvalidCandidatesQuery, match=r"No such trait\(s\): CUSTOM_NOPE"):
         explain("resources=VCPU:1&required=CUSTOM_NOPE")
     with pytest.raises(explainer.UnknownTree):
         explain("resources=VCPU:1", tree="nowhere")

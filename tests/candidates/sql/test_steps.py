@@ -3,9 +3,9 @@ and through evaluate(), on small databases."""
 import pytest
 
 from candidates import engine
+from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
 from candidates.resolve import resolve
-from providers.exceptions import InvalidQuery
 from placement_site.api.microversion import Version
 from tests.factories import make_provider
 
@@ -40,7 +40,7 @@ def compute():
 
 
 def test_root_traits_known_raises_for_an_unknown_trait(compute):
-    with pytest.raises(InvalidQuery, match=r"^No such trait\(s\): CUSTOM_NOPE\.$"):
+    with pytest.raises(InvalidCandidatesQuery, match=r"^No such trait\(s\): CUSTOM_NOPE\.$"):
         engine.root_traits_known(evaluation("resources=VCPU:1&root_required=CUSTOM_NOPE"))
     assert engine.root_traits_known(evaluation("resources=VCPU:1&root_required=CUSTOM_ROOT")) \
         is None
@@ -57,7 +57,7 @@ def test_some_root_passes(compute):
 
 def test_classes_known_reports_the_first_unknown_class(compute):
     ev = evaluation("resources=VCPU:1,NOPE_A:1,NOPE_B:1")
-    with pytest.raises(InvalidQuery, match="No such resource class NOPE_A.$"):
+    with pytest.raises(InvalidCandidatesQuery, match="No such resource class NOPE_A.$"):
         engine.classes_known(ev, group(ev))
 
 
@@ -79,7 +79,8 @@ def test_member_of_steps(compute):
 
 def test_traits_known(compute):
     ev = evaluation("resources=VCPU:1&required=CUSTOM_ROOT,!CUSTOM_GONE,!CUSTOM_AWAY")
-    with pytest.raises(InvalidQuery, match=r"No such trait\(s\): CUSTOM_AWAY, CUSTOM_GONE\.$"):
+    with pytest.raises(InvalidCandidatesQuery,
+                       match=r"No such trait\(s\): CUSTOM_AWAY, CUSTOM_GONE\.$"):
         engine.traits_known(ev, group(ev))
 
 
@@ -126,7 +127,7 @@ def test_evaluate_stops_at_the_first_step_that_excludes_everything(compute):
     _, reason = engine.evaluate(parsed, resolve(parsed))
     assert reason == "resources1: no provider fits VCPU:99"
     parsed = evaluation("resources2=NOPE:1&resources1=VCPU:99&group_policy=none").query
-    with pytest.raises(InvalidQuery, match="No such resource class NOPE.$"):
+    with pytest.raises(InvalidCandidatesQuery, match="No such resource class NOPE.$"):
         engine.evaluate(parsed, resolve(parsed))
 
 

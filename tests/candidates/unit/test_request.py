@@ -1,6 +1,7 @@
 """request.py: pure parsing, no database."""
 import pytest
 
+from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
 from providers.exceptions import InvalidQuery
 from placement_site.api.microversion import Version
@@ -77,15 +78,17 @@ def test_view_flags(version, flags):
             view.mappings, parsed.query.nested_aware) == flags
 
 
-@pytest.mark.parametrize("query,version,message", [
-    ("resources=VCPU:1&required=A,!A", "1.39", "required: (A)"),
-    ("resources=VCPU:1&root_required=A&root_required=B", "1.35", "only once"),
-    ("resources1=VCPU:1&resources2=VCPU:1", "1.25", "group_policy"),
-    ("resources=VCPU:1&same_subtree=_A", "1.36", "Real suffixes"),
-    ("resources=VCPU:0", "1.10", "requires amount >= 1"),
-    ("resources=VCPU", "1.10", "Badly formed resources parameter"),
+@pytest.mark.parametrize("query,version,message,error", [
+    ("resources=VCPU:1&required=A,!A", "1.39", "required: (A)", InvalidCandidatesQuery),
+    ("resources=VCPU:1&root_required=A&root_required=B", "1.35", "only once",
+     InvalidCandidatesQuery),
+    ("resources1=VCPU:1&resources2=VCPU:1", "1.25", "group_policy", InvalidCandidatesQuery),
+    ("resources=VCPU:1&same_subtree=_A", "1.36", "Real suffixes", InvalidCandidatesQuery),
+    # the value grammars are providers' (providers/query_params.py), and so are their errors
+    ("resources=VCPU:0", "1.10", "requires amount >= 1", InvalidQuery),
+    ("resources=VCPU", "1.10", "Badly formed resources parameter", InvalidQuery),
 ])
-def test_errors(query, version, message):
-    with pytest.raises(InvalidQuery) as raised:
+def test_errors(query, version, message, error):
+    with pytest.raises(error) as raised:
         parse(query, version)
     assert message in raised.value.message
