@@ -1,6 +1,9 @@
-"""JSON schemas of allocation request bodies and the /usages query, per microversion.
+"""JSON schemas of allocations' API requests per microversion (allocation bodies, the
+/usages query, the reshaper body), and allocations' part of the OpenAPI document:
+OPERATIONS, RESPONSE_SCHEMAS and CREATES (placement_site/api/openapi_parts.py).
 
-Verbatim from allocations.md §3.2/§4.1 and usages.md.
+The schemas are verbatim from allocations.md §3.2/§4.1, usages.md and reshaper.md; the
+views validate with them and the roof (placement_site/roof/openapi.py) publishes them.
 """
 import copy
 
@@ -11,7 +14,10 @@ from placement_site.api.microversion import (
     DICT_ALLOCATIONS,
     MAPPINGS,
 )
+from placement_site.api.microversion import MAX as LATEST
+from placement_site.api.openapi_parts import COUNT, created, mapping, obj, operation
 from placement_site.uuids import UUID_KEY_REGEX
+from providers import rules
 from providers.rules import GROUP_SUFFIX_REGEX, MAX_NAME_LENGTH, NAME_REGEX
 
 UUID_KEY = UUID_KEY_REGEX
@@ -162,3 +168,91 @@ USAGES_V1_38["properties"]["consumer_type"] = {
 
 def usages_schema(version):
     return USAGES_V1_38 if version >= CONSUMER_TYPES else USAGES_V1_9
+
+
+# --- POST /reshaper (reshaper.md) -----------------------------------------------------
+
+# Each provider's entry is the PUT /resource_providers/{uuid}/inventories body.
+PROVIDER_INVENTORIES = rules.inventories_schema()
+
+
+def _reshaper(allocations_schema):
+    allocations_schema = copy.deepcopy(allocations_schema)
+    allocations_schema["minProperties"] = 0
+    return {
+        "type": "object",
+        "properties": {
+            "inventories": {
+                "type": "object",
+                "patternProperties": {UUID_KEY: PROVIDER_INVENTORIES},
+                "minProperties": 1,
+                "additionalProperties": False,
+            },
+            "allocations": allocations_schema,
+        },
+        "required": ["inventories", "allocations"],
+        "additionalProperties": False,
+    }
+
+
+# allocations: the POST /allocations schema of the microversion, minProperties 0.
+RESHAPER_V1_30 = _reshaper(POST_V1_28)
+RESHAPER_V1_34 = _reshaper(POST_V1_34)
+RESHAPER_V1_38 = _reshaper(POST_V1_38)
+
+
+def reshaper_schema(version):
+    if version >= CONSUMER_TYPES:
+        return RESHAPER_V1_38
+    if version >= MAPPINGS:
+        return RESHAPER_V1_34
+    return RESHAPER_V1_30
+
+
+# --- the OpenAPI document ------------------------------------------------------------------
+
+RESPONSE_SCHEMAS = {
+    # {} without allocations; the consumer's keys only when it has some.
+    "ConsumerAllocations": obj({
+        "allocations": mapping(obj({"generation": {"type": "integer"},
+                                    "resources": mapping(COUNT)})),
+        "consumer_generation": {"type": "integer"},
+        "consumer_type": {"type": "string"},
+        "project_id": {"type": "string"},
+        "user_id": {"type": "string"},
+    }, required=["allocations"]),
+    "ProviderAllocations": obj({
+        "allocations": mapping(obj({"resources": mapping(COUNT),
+                                    "consumer_generation": {"type": "integer"}})),
+        "resource_provider_generation": {"type": "integer"}}),
+    "ProviderUsages": obj({"resource_provider_generation": {"type": "integer"},
+                           "usages": mapping(COUNT)}),
+    # Grouped by consumer type (1.38+), each group with consumer_count.
+    "Usages": obj({"usages": mapping(mapping(COUNT))}),
+}
+
+OPERATIONS = {
+    ("/resource_providers/{uuid}/allocations", "get"): operation(
+        "List the allocations against a provider", {200: "ProviderAllocations"}),
+    ("/resource_providers/{uuid}/usages", "get"): operation(
+        "Show a provider's usages", {200: "ProviderUsages"}),
+    ("/allocations", "post"): operation(
+        "Replace the allocations of several consumers", {204: None},
+        body=post_schema(LATEST)),
+    ("/allocations/{consumer_uuid}", "get"): operation(
+        "Show a consumer's allocations", {200: "ConsumerAllocations"}),
+    ("/allocations/{consumer_uuid}", "put"): operation(
+        "Replace a consumer's allocations", {204: None}, body=put_schema(LATEST)),
+    ("/allocations/{consumer_uuid}", "delete"): operation(
+        "Delete a consumer's allocations", {204: None}),
+    ("/usages", "get"): operation("Usages of a project (and user)", {200: "Usages"},
+                                  query=usages_schema(LATEST)),
+    ("/reshaper", "post"): operation(
+        "Move inventories and allocations atomically", {204: None},
+        body=reshaper_schema(LATEST)),
+}
+
+CREATES = (
+    created("/allocations/{consumer_uuid}", "put", "204", "/allocations/{consumer_uuid}",
+            {"consumer_uuid": "$request.path.consumer_uuid"}),
+)

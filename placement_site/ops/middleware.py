@@ -1,7 +1,8 @@
 """The outermost middleware: answers the public operator endpoints itself, and
 measures and logs every other request.
 
-The operator endpoints (health, metrics, OpenAPI) are never measured nor logged (probes
+The operator endpoints (metrics here; health and the OpenAPI document, the roof's views,
+named in settings.PLACEMENT_OPERATOR_ENDPOINTS) are never measured nor logged (probes
 come every few seconds). The public ones ([django] public_paths) are answered before any
 Placement stage runs: no token, no microversion. The others are answered by
 OperatorEndpointMiddleware, right after authentication, to administrators only. Every
@@ -13,10 +14,11 @@ import time
 from django.conf import settings
 from django.db import connection
 from django.urls import Resolver404, resolve
+from django.utils.module_loading import import_string
 
 from placement_site.api import policy
 from placement_site.api.exceptions import Forbidden, exception_response
-from placement_site.ops import health, logs, metrics, openapi
+from placement_site.ops import logs, metrics
 
 UNMATCHED_ROUTE = "unmatched"
 UNMATCHED_URL_NAME = "unmatched"  # the name of urls.py's catch-all 404 route
@@ -56,13 +58,13 @@ def route_template(request):
 
 
 def operator_endpoints():
-    """path -> view of every operator endpoint."""
-    return {
-        "/healthz": health.healthz,
-        "/readyz": health.readyz,
-        settings.PLACEMENT_METRICS_PATH: metrics.metrics_view,
-        "/openapi.json": openapi.openapi_view,
-    }
+    """path -> view of every operator endpoint. The roof's views are looked up by name
+    (settings.PLACEMENT_OPERATOR_ENDPOINTS): they look into the apps, which the ground
+    floor does not import."""
+    endpoints = {path: import_string(view)
+                 for path, view in settings.PLACEMENT_OPERATOR_ENDPOINTS.items()}
+    endpoints[settings.PLACEMENT_METRICS_PATH] = metrics.metrics_view
+    return endpoints
 
 
 class OperatorEndpointMiddleware:

@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from django.db.models import Count, Sum
 
 from providers.models import Inventory, ResourceClass, Trait
-from providers.standard import is_standard_resource_class, is_standard_trait
+from providers.standard import (
+    is_standard_resource_class,
+    is_standard_trait,
+    standard_resource_classes,
+    standard_traits,
+)
 
 
 @dataclass(frozen=True)
@@ -48,3 +53,16 @@ def trait_rows(contains=""):
     rows = [CatalogueRow(name, is_standard_trait(name), n)
             for name, n in traits.annotate(n=Count("providertrait")).values_list("name", "n")]
     return sorted(rows, key=lambda row: (row.standard, row.name))
+
+
+# The newest names of the libraries: present only when the standard names were synced
+# after the libraries were installed (providers/apps.py does it after every migrate).
+NEWEST_STANDARD_CLASS = standard_resource_classes()[-1]
+NEWEST_STANDARD_TRAIT = standard_traits()[-1]
+
+
+def standard_names_synced():
+    """True when the database has the installed libraries' newest standard resource class
+    and trait (two lookups by unique name): the readiness check asks it."""
+    return (ResourceClass.objects.filter(name=NEWEST_STANDARD_CLASS).exists()
+            and Trait.objects.filter(name=NEWEST_STANDARD_TRAIT).exists())

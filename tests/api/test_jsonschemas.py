@@ -9,8 +9,9 @@ from allocations.api import schemas as allocation_schemas
 from placement_site import jsonschemas
 from placement_site.api import viewsets
 from placement_site.api.microversion import Version
+from providers.api.schemas import TRAITS_QUERY_SCHEMA as LIST_QUERY_SCHEMA
+from providers.api.schemas import list_query_schema
 from providers.api.views import resource_providers
-from providers.api.views.traits import LIST_QUERY_SCHEMA
 from tests.factories import make_provider
 
 RP = "14a5c8a3-5a99-4e8f-88be-00d85fcb1c17"
@@ -37,9 +38,9 @@ def _raised(data, schema, format_checker):
     ({"project_id": "p"}, PUT, viewsets._FORMAT_CHECKER),
     ({"name": "in:HW_CPU_X86_AVX2"}, LIST_QUERY_SCHEMA, viewsets._FORMAT_CHECKER),
     ({"name": "x", "bogus": "1"}, LIST_QUERY_SCHEMA, viewsets._FORMAT_CHECKER),
-    ({"uuid": RP.upper()}, resource_providers.list_query_schema(Version(1, 39)),
+    ({"uuid": RP.upper()}, list_query_schema(Version(1, 39)),
      resource_providers._QUERY_FORMATS),
-    ({"uuid": "nope"}, resource_providers.list_query_schema(Version(1, 39)),
+    ({"uuid": "nope"}, list_query_schema(Version(1, 39)),
      resource_providers._QUERY_FORMATS),
 ])
 def test_the_error_is_the_one_jsonschema_validate_raises(data, schema, format_checker):

@@ -2,7 +2,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from allocations.api.reshaper_views import reshape_arguments, reshaper_schema
+from allocations.api.reshaper_views import reshape_arguments
+from allocations.api.schemas import reshaper_schema
 from allocations.models import Allocation
 from allocations.reshaper import reshape
 from placement_site.actor import ActorCommandMixin

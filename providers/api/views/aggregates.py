@@ -8,18 +8,9 @@ from rest_framework.response import Response
 
 from placement_site.api.microversion import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
 from placement_site.api.viewsets import PlacementViewSet, endpoint
+from providers.api.schemas import AGGREGATES_GENERATION_SCHEMA, AGGREGATES_SCHEMA
 from providers.selectors import providers as selectors
 from providers.services import aggregates as services
-
-AGGREGATES_SCHEMA = {"type": "array", "items": {"type": "string", "format": "uuid"},
-                     "uniqueItems": True}
-GENERATION_SCHEMA = {
-    "type": "object",
-    "properties": {"aggregates": AGGREGATES_SCHEMA,
-                   "resource_provider_generation": {"type": "integer"}},
-    "required": ["aggregates", "resource_provider_generation"],
-    "additionalProperties": False,
-}
 
 
 class ProviderAggregateViewSet(PlacementViewSet):
@@ -41,7 +32,7 @@ class ProviderAggregateViewSet(PlacementViewSet):
     def update(self, request, uuid):
         provider = selectors.provider_get(uuid)
         with_generation = request.version >= AGGREGATES_GENERATION
-        body = self.json_body(request, GENERATION_SCHEMA if with_generation
+        body = self.json_body(request, AGGREGATES_GENERATION_SCHEMA if with_generation
                               else AGGREGATES_SCHEMA)
         aggregates = body["aggregates"] if with_generation else body
         services.aggregates_replace(

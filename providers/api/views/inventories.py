@@ -5,18 +5,15 @@ from rest_framework.response import Response
 from placement_site.api.exceptions import NotFound
 from placement_site.api.microversion import DELETE_ALL_INVENTORIES
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
-from providers import rules
+from providers.api.schemas import (
+    BASE_INVENTORY_SCHEMA,
+    POST_INVENTORY_SCHEMA,
+    PUT_INVENTORIES_SCHEMA,
+)
 from providers.api.views.resource_providers import capacity_rule
 from providers.models import Inventory
 from providers.selectors import providers as selectors
 from providers.services import inventories as services
-
-# Every schema below is built from the field ranges in providers.rules (inventories.md).
-BASE_INVENTORY_SCHEMA = rules.record_schema(required=("total", "resource_provider_generation"))
-POST_INVENTORY_SCHEMA = rules.record_schema(
-    required=("total", "resource_class"),
-    resource_class={"type": "string", "pattern": rules.NAME_REGEX})
-PUT_INVENTORIES_SCHEMA = rules.inventories_schema()
 
 
 def stored_record(inventory):

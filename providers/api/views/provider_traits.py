@@ -3,21 +3,9 @@ from rest_framework.response import Response
 
 from placement_site.api.microversion import TRAITS
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
-from providers import rules
+from providers.api.schemas import PROVIDER_TRAITS_SCHEMA
 from providers.selectors import providers as selectors
 from providers.services import provider_traits as services
-
-PUT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "traits": {"type": "array",
-                   "items": {"type": "string", "minLength": 1,
-                             "maxLength": rules.MAX_NAME_LENGTH}},
-        "resource_provider_generation": {"type": "integer"},
-    },
-    "required": ["traits", "resource_provider_generation"],
-    "additionalProperties": False,
-}
 
 
 class ProviderTraitViewSet(PlacementViewSet):
@@ -36,7 +24,7 @@ class ProviderTraitViewSet(PlacementViewSet):
     @endpoint("placement:resource_providers:traits:update", min_version=TRAITS,
               content_type=True)
     def update(self, request, uuid):
-        body = self.json_body(request, PUT_SCHEMA)
+        body = self.json_body(request, PROVIDER_TRAITS_SCHEMA)
         provider = selectors.provider_get(uuid)
         traits = services.provider_traits_replace(
             provider=provider, trait_names=body["traits"],

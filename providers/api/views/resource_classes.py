@@ -7,18 +7,11 @@ from rest_framework.response import Response
 from placement_site.api.exceptions import BadRequest
 from placement_site.api.microversion import RESOURCE_CLASS_PUT_CREATES, RESOURCE_CLASSES
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest, validate
-from providers import rules
+from providers.api.schemas import CUSTOM_NAME_SCHEMA
+from providers.api.schemas import RESOURCE_CLASS_BODY_SCHEMA as BODY_SCHEMA
 from providers.exceptions import ResourceClassNotFound
 from providers.models import ResourceClass
 from providers.services import resource_classes as services
-
-CUSTOM_NAME_SCHEMA = rules.CUSTOM_NAME_SCHEMA
-BODY_SCHEMA = {
-    "type": "object",
-    "properties": {"name": CUSTOM_NAME_SCHEMA},
-    "required": ["name"],
-    "additionalProperties": False,
-}
 
 
 class ResourceClassViewSet(PlacementViewSet):

@@ -1,6 +1,5 @@
 """/resource_providers and /resource_providers/{uuid} (resource-providers.md)."""
 import re
-from functools import lru_cache
 
 import jsonschema
 from django.utils import timezone
@@ -14,19 +13,15 @@ from placement_site.api.microversion import (
     NESTED_PROVIDERS,
     PROVIDER_AGGREGATES,
     PROVIDER_ALLOCATIONS_LINK,
-    PROVIDERS_MEMBER_OF,
-    PROVIDERS_REQUIRED,
-    PROVIDERS_RESOURCES,
     REPARENT,
     TRAITS,
     ZERO_CAPACITY,
 )
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
 from providers import query_params, rules
+from providers.api.schemas import create_schema, list_query_schema, update_schema
 from providers.selectors import providers as selectors
 from providers.services import providers as services
-
-PARENT_SCHEMA = {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}
 
 # Query-string uuids must be canonical (README "UUID forms"), unlike body uuids.
 _QUERY_FORMATS = jsonschema.FormatChecker(formats=())
@@ -38,51 +33,12 @@ def _is_canonical_uuid(value):
             or re.fullmatch(uuids.CANONICAL_UUID_REGEX, value) is not None)
 
 
-@lru_cache(maxsize=None)   # one object per version: jsonschemas keeps its validator
-def list_query_schema(version):
-    """Query schema of GET /resource_providers at `version`."""
-    properties = {
-        "name": {"type": "string"},
-        "uuid": {"type": "string", "format": "uuid"},
-    }
-    if version >= PROVIDERS_MEMBER_OF:
-        properties["member_of"] = {"type": "string"}
-    if version >= PROVIDERS_RESOURCES:
-        properties["resources"] = {"type": "string"}
-    if version >= NESTED_PROVIDERS:
-        properties["in_tree"] = {"type": "string", "format": "uuid"}
-    if version >= PROVIDERS_REQUIRED:
-        properties["required"] = {"type": "string"}
-    return {"type": "object", "properties": properties, "additionalProperties": False}
-
-
 def list_query_refusal(params, version):
     """The jsonschema.ValidationError refusing list query `params` ({key: last value})
     at `version`, or None. Its str() is what the API's 400 message says after
     "Invalid query string parameters: "; `.message` is that text's first line
     (the operator UI shows it without the schema dump)."""
     return jsonschemas.first_error(params, list_query_schema(version), _QUERY_FORMATS)
-
-
-@lru_cache(maxsize=None)   # one object per version: jsonschemas keeps its validator
-def create_schema(version):
-    properties = {
-        "name": {"type": "string", "maxLength": 200},
-        "uuid": {"type": "string", "format": "uuid"},
-    }
-    if version >= NESTED_PROVIDERS:
-        properties["parent_provider_uuid"] = PARENT_SCHEMA
-    return {"type": "object", "properties": properties, "required": ["name"],
-            "additionalProperties": False}
-
-
-@lru_cache(maxsize=None)   # one object per version: jsonschemas keeps its validator
-def update_schema(version):
-    properties = {"name": {"type": "string", "maxLength": 200}}
-    if version >= NESTED_PROVIDERS:
-        properties["parent_provider_uuid"] = PARENT_SCHEMA
-    return {"type": "object", "properties": properties, "required": ["name"],
-            "additionalProperties": False}
 
 
 def capacity_rule(version):

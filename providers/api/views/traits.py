@@ -4,22 +4,17 @@ from rest_framework.response import Response
 from placement_site.api.exceptions import BadRequest
 from placement_site.api.microversion import TRAITS
 from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from providers.api.schemas import TRAITS_QUERY_SCHEMA
 from providers.exceptions import TraitNotFound
 from providers.models import ProviderTrait, Trait
 from providers.services import traits as services
-
-LIST_QUERY_SCHEMA = {
-    "type": "object",
-    "properties": {"name": {"type": "string"}, "associated": {"type": "string"}},
-    "additionalProperties": False,
-}
 
 
 class TraitViewSet(PlacementViewSet):
 
     @endpoint("placement:traits:list", min_version=TRAITS, accept=True, query=True)
     def list(self, request):
-        params = self.query_params(request, LIST_QUERY_SCHEMA)
+        params = self.query_params(request, TRAITS_QUERY_SCHEMA)
         traits = Trait.objects.all()
         if "name" in params:
             value = params["name"]

@@ -13,8 +13,9 @@ import pytest
 from django.test import Client
 
 from placement_site import config
-from placement_site.ops import health
+from placement_site.roof import health
 from providers.models import Trait
+from providers.selectors.catalogue import NEWEST_STANDARD_TRAIT
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def test_readiness_runs_a_few_index_lookups_only(anonymous, django_assert_max_nu
 
 @pytest.mark.django_db
 def test_not_ready_without_the_standard_names(anonymous):
-    Trait.objects.filter(name=health.NEWEST_STANDARD_TRAIT).delete()
+    Trait.objects.filter(name=NEWEST_STANDARD_TRAIT).delete()
     response = anonymous.get("/readyz")
     assert response.status_code == 503
     assert response.json()["status"] == "not ready"

@@ -3,7 +3,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from placement_site.ops import openapi
+from placement_site.roof import openapi
 
 
 class Command(BaseCommand):

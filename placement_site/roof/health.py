@@ -1,22 +1,20 @@
 """Liveness (/healthz) and readiness (/readyz) for load balancers and Kubernetes probes.
 
+Roof: readiness asks the apps (through their selectors, never their models).
+ObservabilityMiddleware answers both (settings.PLACEMENT_OPERATOR_ENDPOINTS).
+
 Both are cheap: liveness touches nothing; readiness runs `SELECT 1`, asks the
 migration executor for an empty plan (remembered once true: applied migrations stay
-applied while the process lives) and looks up one standard resource class and one
-standard trait by their unique names (index lookups, no table scans).
+applied while the process lives) and asks providers whether the standard names are
+synced (two lookups by unique name, no table scans).
 """
 import json
 
-import os_resource_classes
-import os_traits
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpResponse
 
-# The newest names of the libraries: present only when the standard names were synced
-# after the libraries were installed (providers/apps.py does it after every migrate).
-NEWEST_STANDARD_CLASS = list(os_resource_classes.STANDARDS)[-1]
-NEWEST_STANDARD_TRAIT = max(os_traits.get_traits())
+from providers.selectors.catalogue import standard_names_synced
 
 _migrations_applied = False
 
@@ -49,17 +47,10 @@ def _migrations_are_applied():
     return _migrations_applied
 
 
-def _standard_names_present():
-    from providers.models import ResourceClass, Trait
-
-    return (ResourceClass.objects.filter(name=NEWEST_STANDARD_CLASS).exists()
-            and Trait.objects.filter(name=NEWEST_STANDARD_TRAIT).exists())
-
-
 READINESS_CHECKS = (
     ("database", _database_reachable),
     ("migrations", _migrations_are_applied),
-    ("standard_names", _standard_names_present),
+    ("standard_names", standard_names_synced),
 )
 
 

@@ -11,11 +11,11 @@ from django.core.management import call_command
 from django.test import Client
 
 from allocations.api import schemas as allocation_schemas
-from allocations.api.reshaper_views import reshaper_schema
+from allocations.api.schemas import reshaper_schema
 from candidates.request import query_schema
 from placement_site.api import microversion
-from placement_site.ops import openapi
-from providers.api.views import inventories as inventory_views
+from placement_site.roof import openapi
+from providers.api import schemas as provider_schemas
 from tests.openapi_check import response_problem
 
 LATEST = microversion.MAX
@@ -43,7 +43,7 @@ def test_request_schemas_are_the_ones_the_views_validate_with(document):
     assert body("/allocations/{consumer_uuid}", "put") is allocation_schemas.put_schema(LATEST)
     assert body("/allocations", "post") is allocation_schemas.post_schema(LATEST)
     assert (body("/resource_providers/{uuid}/inventories", "put")
-            is inventory_views.PUT_INVENTORIES_SCHEMA)
+            is provider_schemas.PUT_INVENTORIES_SCHEMA)
     parameters = document["paths"]["/allocation_candidates"]["get"]["parameters"]
     schema = query_schema(LATEST)
     assert {p["name"] for p in parameters if p["in"] == "query"} == set(

@@ -1,0 +1,31 @@
+"""Candidates' part of the OpenAPI document: OPERATIONS, RESPONSE_SCHEMAS and CREATES
+(placement_site/api/openapi_parts.py), read by the roof (placement_site/roof/openapi.py).
+
+The query schema is the one the parser validates with (candidates/request.py).
+"""
+from candidates.request import query_schema
+from placement_site.api.microversion import MAX as LATEST
+from placement_site.api.openapi_parts import COUNT, NAME, UUID, mapping, obj, operation
+
+RESPONSE_SCHEMAS = {
+    "AllocationCandidates": obj({
+        "allocation_requests": {"type": "array", "items": obj({
+            "allocations": mapping(obj({"resources": mapping(COUNT)})),
+            "mappings": mapping({"type": "array", "items": UUID}),
+        })},
+        "provider_summaries": mapping(obj({
+            "resources": mapping(obj({"capacity": COUNT, "used": COUNT})),
+            "traits": {"type": "array", "items": NAME},
+            "parent_provider_uuid": {"anyOf": [UUID, {"type": "null"}]},
+            "root_provider_uuid": UUID,
+        })),
+    }),
+}
+
+OPERATIONS = {
+    ("/allocation_candidates", "get"): operation(
+        "Allocation candidates for a request", {200: "AllocationCandidates"},
+        query=query_schema(LATEST)),
+}
+
+CREATES = ()
