@@ -1,0 +1,62 @@
+"""The import contracts (.importlinter) hold for the tree, and they catch what they forbid.
+
+`lint-imports` runs on the real tree, then on copies of it with one forbidden import
+added each, where it must fail and name that import.
+"""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("placement_site", "providers", "allocations", "candidates")
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def lint_imports(tree):
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo"], cwd=tree,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_tree_keeps_every_contract():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 3 kept, 0 broken." in result.stdout
+
+
+@pytest.fixture
+def tree_copy(tmp_path):
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    return tmp_path
+
+
+@pytest.mark.parametrize("module, statement, contract, reported", [
+    # an upward import between the apps
+    ("providers/query_params.py", "import candidates",
+     "The apps import downwards only", "providers.query_params -> candidates"),
+    ("allocations/services.py", "from candidates import engine",
+     "The apps import downwards only", "allocations.services -> candidates.engine"),
+    # the ground floor importing an app
+    ("placement_site/api/viewsets.py", "from providers import models",
+     "Only the apps and the roof import the apps",
+     "placement_site.api.viewsets -> providers.models"),
+    # ... or reaching one through the roof
+    ("placement_site/ops/logs.py", "from placement_site.roof import health",
+     "Only the roof imports the roof", "placement_site.ops.logs -> placement_site.roof.health"),
+], ids=["providers-imports-candidates", "allocations-imports-candidates",
+        "floor-imports-providers", "floor-imports-the-roof"])
+def test_a_forbidden_import_breaks_its_contract(tree_copy, module, statement, contract,
+                                                reported):
+    with open(tree_copy / module, "a", encoding="utf-8") as source:
+        source.write(f"\n{statement}  # noqa\n")
+    result = lint_imports(tree_copy)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Contracts: 2 kept, 1 broken." in result.stdout
+    broken = result.stdout.split("Broken contracts", 1)[1]
+    assert contract in broken
+    assert reported in broken
