@@ -155,4 +155,7 @@ class InventoryInUseOnDelete(ConcurrentUpdate):
 
 
 class InvalidQuery(InvalidInput):
-    """A query parameter breaks its grammar, or names something that does not exist."""
+    """A query parameter of GET /resource_providers breaks its grammar, or names something
+    that does not exist. The value grammars of `resources`, `required` and `member_of`
+    (providers/query_params.py) raise it for GET /allocation_candidates too; candidates'
+    own rules raise candidates.exceptions.InvalidCandidatesQuery."""

@@ -13,7 +13,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from placement_site import uuids
-from providers import exceptions, rules
+from providers import exceptions
 from providers.models import ResourceProvider
 from providers.services import change_log
 from providers.services.tree_lock import lock_trees
