@@ -1,4 +1,9 @@
-"""One route table: the Placement API, then the operator pages (each app's ui_urls) and the admin."""
+"""One route table: the Placement API, then the operator pages (each app's ui_urls) and the
+admin.
+
+Roof (placement_site/roof/__init__.py): it composes the apps' routes; nothing on the
+ground floor of placement_site imports it.
+"""
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.http import Http404, HttpResponsePermanentRedirect
