@@ -224,7 +224,7 @@ PLACEMENT_COMPILED_ENGINE = CONF.django.compiled_engine
 PLACEMENT_METRICS_PATH = CONF.django.metrics_path
 # Operator endpoints answered without a token; the others need an administrator's.
 PLACEMENT_PUBLIC_PATHS = frozenset(CONF.django.public_paths)
-# The other operator endpoints (placement_site/ops/middleware.py): the roof's views
+# The operator endpoints besides metrics (placement_site/ops/middleware.py): the roof's views
 # (they look into the apps), named so the ground floor imports no app.
 PLACEMENT_OPERATOR_ENDPOINTS = {
     "/healthz": "placement_site.roof.health.healthz",
