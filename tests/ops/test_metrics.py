@@ -208,7 +208,8 @@ def test_the_multiproc_directory_comes_from_the_environment_through_config():
 # Modules that may touch os.environ besides config.py: Django's own entry points
 # (DJANGO_SETTINGS_MODULE) and gunicorn_conf, which sets PROMETHEUS_MULTIPROC_DIR for
 # prometheus-client.
-ENVIRONMENT_EXCEPTIONS = {"manage.py", "placement_site/wsgi.py",
+# The entry points set DJANGO_SETTINGS_MODULE as Django asks; only config reads settings.
+ENVIRONMENT_EXCEPTIONS = {"manage.py", "placement_site/wsgi.py", "placement_site/cmd/__init__.py",
                           "placement_site/gunicorn_conf.py", "placement_site/config.py"}
 
 
