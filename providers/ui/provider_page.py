@@ -14,7 +14,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from placement_site.domain_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
@@ -204,14 +204,18 @@ def _inventory_confirmation(request, provider, form):
 
 
 @staff_member_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def provider_edit(request, uuid, section):
     """Save one section's form (SECTIONS) of the provider page.
 
     An inventory change that deletes a class or cuts capacity below usage is
-    first shown for confirmation; the confirming POST carries `confirm`.
+    first shown for confirmation (the forms post to #confirm, so the browser
+    shows it where the view is); the confirming POST carries `confirm`. A GET
+    (the address bar after such a page, reloaded or bookmarked) is the provider page.
     """
     provider = provider_or_404(uuid)
+    if request.method == "GET":
+        return redirect("ui:provider", uuid=provider.uuid)
     form_class, form_name = SECTIONS[section]
     form = form_class(request.POST)
     if section == "inventory" and "confirm" not in request.POST and form.is_valid():

@@ -61,7 +61,7 @@ def page(browser, live_server):
            if response.request.resource_type == "document" and response.status < 500 else None)
     tab.on("console", lambda msg: errors.append(f"{msg.text} ({msg.location.get('url')})")
            if msg.type == "error" and not _favicon(msg)
-           and msg.location.get("url") not in refused_pages else None)
+           and msg.location.get("url", "").split("#")[0] not in refused_pages else None)
     yield tab
     context.close()
     assert not errors, f"browser console errors: {errors}"

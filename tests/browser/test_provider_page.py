@@ -97,3 +97,38 @@ def test_ui_paths_without_a_slash_redirect_and_unknown_pages_are_html(ui):
     response = ui.goto("/ui/providers/00000000-0000-0000-0000-00000000beef/")
     assert response.status == 404
     assert "text/html" in response.headers["content-type"]
+
+
+@pytest.fixture
+def busy_node(operator):
+    """A compute node with 40 instances: its allocations table is long."""
+    node = make_provider("compute-9", inventory={"MEMORY_MB": 65536, "VCPU": 64})
+    for _ in range(40):
+        allocate(make_consumer(project="tenant-b", user="bob"), node, MEMORY_MB=1024, VCPU=1)
+    return node
+
+
+def in_view(locator):
+    return locator.evaluate(
+        "e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }")
+
+
+def test_usage_comes_first_and_the_confirmation_shows_where_the_operator_looks(ui, busy_node):
+    ui.goto(f"/ui/providers/{busy_node.uuid}/")
+    assert in_view(ui.locator("#inventories"))   # usage vs capacity on the first screen
+    assert (ui.locator("#inventories").bounding_box()["y"]
+            < ui.get_by_role("heading", name="Allocations by consumer").bounding_box()["y"])
+    ui.goto(f"/ui/providers/{busy_node.uuid}/?edit=MEMORY_MB#inventory-form")
+    form = ui.locator("#inventory-form form")
+    form.locator("input[name=total]").fill("30000")   # below the 40,960 allocated
+    form.locator("button[type=submit]").click()
+    confirm = ui.locator("#confirm")
+    confirm.wait_for()
+    assert "but 40,960 is already allocated" in confirm.inner_text()
+    assert in_view(confirm)
+    screenshot(ui, "provider-confirm-in-view")
+    # the address left in the bar leads back to the provider page, not an error
+    ui.goto(ui.url.split("#")[0])
+    assert ui.url.rstrip("/").endswith(busy_node.uuid)
+    assert ui.locator("#confirm").count() == 0
+    assert total(busy_node, "MEMORY_MB") == 65536
