@@ -216,9 +216,15 @@ def test_replace_aggregates(client, sample):
     assert cn2.aggregates.count() == 1
 
 
-def test_edit_views_accept_only_post(client, sample):
-    url = reverse("ui:provider-traits", args=[sample["cn2"].uuid])
-    assert client.get(url).status_code == 405
+@pytest.mark.parametrize("section", ["inventory", "traits", "aggregates"])
+def test_edit_views_write_only_on_post_and_a_get_is_the_provider_page(client, sample, section):
+    cn2 = sample["cn2"]
+    url = reverse(f"ui:provider-{section}", args=[cn2.uuid])
+    response = client.get(url, {"resource_class": "VCPU", "action": "delete", "generation": 2})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("ui:provider", args=[cn2.uuid])
+    assert generation(cn2) == 2 and "VCPU" in inventory(cn2)
+    assert client.put(url).status_code == 405
 
 
 @pytest.mark.parametrize("cut", [{"total": 1}, {"total": 16, "allocation_ratio": 0.1}])
