@@ -1,6 +1,12 @@
 """gunicorn's configuration: `gunicorn --config python:placement_site.gunicorn_conf …`
 (gunicorn.conf.py in the project directory, read when gunicorn starts there, is the same).
 
+- The safe set-up is the default, so plain `gunicorn placement_site.wsgi:application`
+  runs it: Placement's worker class (gunicorn_worker.py: JSON for what gunicorn refuses,
+  bounded socket reads), request line and header limits that match nginx's in serve.py,
+  and idle keep-alive connections kept longer than clients wait between requests.
+  Command-line flags still override each.
+
 - The master checks placement.conf and the policy file once before it forks, so that a
   bad value stops the start with one line naming the option (each worker failing on its
   own ends in gunicorn tracebacks).
@@ -12,6 +18,13 @@
 """
 import os
 import tempfile
+
+worker_class = "placement_site.gunicorn_worker.PlacementThreaded"
+threads = 4
+timeout = 30
+keepalive = 75
+limit_request_line = 8190
+limit_request_field_size = 8190
 
 # Set here, in the master, before any worker imports prometheus_client.
 # A necessary exception to "only config.py touches the environment": prometheus-client reads it.

@@ -1,28 +1,18 @@
-"""gunicorn workers that keep the wire exactly Placement's: its JSON error body where gunicorn
-itself refuses a request, and connections that never tie up a worker.
+"""The gunicorn worker class the service runs with (gunicorn_conf.py selects it, so plain
+`gunicorn placement_site.wsgi:application` from the checkout runs it): gunicorn's threaded
+worker plus what keeps the wire Placement's where gunicorn itself answers or waits.
 
-Two classes, one per gunicorn worker model (README, "Worker set-up"):
-
-    --worker-class placement_site.gunicorn_worker.PlacementSync                # one request
-                                                                               # per connection
-    --worker-class placement_site.gunicorn_worker.PlacementThreaded --threads N  # keep-alive
-
-Neither name ends in "SyncWorker": gunicorn replaces any such class by its stock threaded
-worker when --threads > 1, silently dropping what this module adds.
-
-What both add:
 - A request gunicorn cannot parse (bad or duplicated Content-Length, oversized request
   line or header, NUL in a header, ...) gets Placement's JSON error body, not HTML.
-- A response to a request whose body was not read to its end (refused before the body was
-  needed: 403, 404, 406, 415, 400) closes the connection (`Connection: close`): the unread
-  bytes would otherwise be taken for the next request, and the threaded worker would wait,
-  blocking a thread, for a next request after draining them. Before closing, the server
-  stops writing and reads what the client still sends for a moment, so the client reads
-  the answer instead of a reset.
-- A body that ends (the client half-closes) before its Content-Length is never applied:
-  reading it fails, and the API answers 400.
+- A request whose body was refused unread (request_body.py: too large, cut short) closes
+  the connection (`Connection: close`): the unread bytes would otherwise be parsed as the
+  next request. Before closing, the server stops writing and reads what the client still
+  sends for a moment, so the client reads the answer instead of a reset.
 - Every socket read waits at most half the worker timeout (--timeout), so a client that
-  stops sending in the middle of a request cannot hold a worker or thread for ever.
+  stops sending in the middle of a request cannot hold a thread for ever.
+
+A client that sends slowly still holds a thread while it sends: production puts nginx in
+front (placement_site/serve.py), which hands gunicorn only whole requests.
 """
 import json
 import socket
@@ -32,9 +22,9 @@ import uuid
 from gunicorn import util
 from gunicorn.http import errors as http_errors
 from gunicorn.workers.gthread import ThreadWorker
-from gunicorn.workers.sync import SyncWorker
 
 from placement_site.api.errors import CONTENT_LENGTH_NOT_INTEGER, error_body
+from placement_site.request_body import BODY_UNREAD
 
 # Requests gunicorn refuses while parsing them; the rest of handle_error's cases are 500s.
 _REFUSED_REQUESTS = (
@@ -50,10 +40,6 @@ _STATUS_LINES = {400: "400 Bad Request", 403: "403 Forbidden",
 # How long a closing connection keeps reading what the client still sends, and how much.
 LINGER_SECONDS = 1.0
 LINGER_BYTES = 1 << 20
-
-
-class ShortBody(OSError):
-    """The client ended the body before its Content-Length (Django: UnreadablePostError)."""
 
 
 def _refusal_detail(exc):
@@ -108,36 +94,6 @@ def _linger(sock):
         pass
 
 
-class _CheckedBody:
-    """wsgi.input that knows whether the body was read to its Content-Length and raises
-    ShortBody when the client ends it earlier."""
-
-    def __init__(self, stream, length):
-        self._stream = stream
-        self.remaining = length
-
-    def _count(self, data, wanted):
-        self.remaining -= len(data)
-        if len(data) < wanted:
-            raise ShortBody(f"the request body ended {self.remaining} bytes before its "
-                            "Content-Length")
-        return data
-
-    def read(self, size=None):
-        wanted = self.remaining if size is None or size < 0 else min(size, self.remaining)
-        return self._count(self._stream.read(wanted), wanted) if wanted else b""
-
-    def readline(self, size=None):
-        wanted = self.remaining if size is None or size < 0 else min(size, self.remaining)
-        if not wanted:
-            return b""
-        line = self._stream.readline(wanted)
-        return line if line.endswith(b"\n") else self._count(line, wanted)
-
-    def __iter__(self):
-        return iter(self.readline, b"")
-
-
 class _Lingering:
     """The app's response iterable; closing it (after gunicorn sent the response) lingers
     on the socket when the request body was left unread."""
@@ -158,30 +114,26 @@ class _Lingering:
 
 
 def _framed(app):
-    """Wrap the WSGI app: check the body's length, close connections left with unread bytes."""
+    """Wrap the WSGI app: close a connection whose request body was left unread."""
 
     def application(environ, start_response):
-        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
-        length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = environ["wsgi.input"] = _CheckedBody(environ["wsgi.input"], length)
-        unread = []
-
         def start(status, headers, exc_info=None):
             response = getattr(start_response, "__self__", None)  # gunicorn's Response
-            if (chunked or body.remaining) and hasattr(response, "force_close"):
+            if environ.get(BODY_UNREAD) and hasattr(response, "force_close"):
                 response.force_close()  # Connection: close; no next request is parsed
-                unread.append(True)
             return start_response(status, headers, exc_info)
 
         result = app(environ, start)
         sock = environ.get("gunicorn.socket")
-        return _Lingering(result, sock) if unread and sock is not None else result
+        if environ.get(BODY_UNREAD) and sock is not None:
+            return _Lingering(result, sock)
+        return result
 
     return application
 
 
-class _PlacementWorker:
-    """What both worker classes add to gunicorn's (mixed in before the gunicorn class)."""
+class PlacementThreaded(ThreadWorker):
+    """gunicorn's threaded worker (--threads N): keep-alive connections, N threads."""
 
     def load_wsgi(self):
         super().load_wsgi()
@@ -198,24 +150,6 @@ class _PlacementWorker:
             return
         self.log.exception("Error handling request")
         _answer(client, 500, f"{type(exc).__name__}: {exc}")
-
-
-class PlacementSync(_PlacementWorker, SyncWorker):
-    """gunicorn's sync worker: one request per connection, one connection per process."""
-
-    @classmethod
-    def check_config(cls, cfg, log):  # gunicorn's arbiter calls it when a class has one
-        if cfg.threads > 1:
-            log.warning("PlacementSync serves one request at a time and ignores --threads; "
-                        "use placement_site.gunicorn_worker.PlacementThreaded for threads.")
-
-    def handle(self, listener, client, addr):
-        client.settimeout(self._read_timeout())
-        super().handle(listener, client, addr)
-
-
-class PlacementThreaded(_PlacementWorker, ThreadWorker):
-    """gunicorn's threaded worker (--threads N): keep-alive connections, N threads."""
 
     def handle(self, conn):
         conn.sock.settimeout(self._read_timeout())

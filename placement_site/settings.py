@@ -192,6 +192,7 @@ REST_FRAMEWORK = {
 
 # --- Placement options ([placement], [api], [cors], [oslo_policy]) ---
 PLACEMENT_AUTH_STRATEGY = CONF.api.auth_strategy
+PLACEMENT_MAX_REQUEST_BODY_SIZE = CONF.api.max_request_body_size
 PLACEMENT_CORS_ALLOWED_ORIGINS = CONF.cors.allowed_origin or []
 PLACEMENT_CORS_ALLOW_HEADERS = CONF.cors.allow_headers
 PLACEMENT_CORS_ALLOW_CREDENTIALS = CONF.cors.allow_credentials

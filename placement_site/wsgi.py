@@ -14,6 +14,8 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
 
+from placement_site.request_body import bounded_body  # noqa: E402 (needs the settings module)
+
 
 def build_application():
     """Django's WSGI application, checked (policy file, replica routes, in keystone mode
@@ -34,4 +36,5 @@ def build_application():
     return application
 
 
-application = build_application()
+# Outermost: the body limit holds before any other layer reads a byte (request_body.py).
+application = bounded_body(build_application())

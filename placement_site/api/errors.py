@@ -31,9 +31,13 @@ _EXPLANATIONS = {
          "or otherwise incorrect.",
     406: "The resource could not be generated that was acceptable to your user agent.",
     409: "There was a conflict when trying to complete your request.",
+    413: "The body of your request was too large for this server.",
     415: "The request media type is not supported by this server.",
     500: "The server has either erred or is incapable of performing the requested "
          "operation.",
+    502: "Bad gateway.",
+    503: "The server is currently unavailable. Please try again at a later time.",
+    504: "The gateway has timed out.",
 }
 
 

@@ -1,0 +1,214 @@
+"""Serve the API the production way: nginx at the front door, gunicorn behind it.
+
+    python -m placement_site.serve --bind 0.0.0.0:8778 --workers 4 --threads 4
+
+nginx (Debian's package) takes the clients: it reads whole requests itself (a client
+that sends slowly or stops half-way holds a socket in nginx, never a gunicorn thread),
+refuses what is too large or too slow with Placement's JSON error body, and keeps idle
+keep-alive connections longer than clients wait between requests. gunicorn
+(gunicorn_conf.py, gunicorn_worker.py) listens on a private unix socket and gets only
+whole requests. This process starts both, stops both on SIGTERM/SIGINT, and stops the
+other when one exits.
+
+The limits (docs/operators/front-door.md): the request body is at most
+`[api] max_request_body_size` (413); a request line or one header line at most
+HEADER_BUFFER bytes (400); a client has CLIENT_TIMEOUT seconds for its request headers
+and between two reads of its body; an idle keep-alive connection is kept KEEPALIVE seconds.
+"""
+import argparse
+import ctypes
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from placement_site import config
+
+HEADER_BUFFER = 8192  # gunicorn's largest request line (limit_request_line) is 8190
+CLIENT_TIMEOUT = 30
+KEEPALIVE = 75  # clients (keystoneauth, the CLI) reuse connections after pauses of seconds
+# nginx's own refusals, each in Placement's error body: status -> detail
+_NGINX_ERRORS = {
+    400: "The request line or a header is too large, or the request is malformed.",
+    413: "The request body is larger than {limit} bytes, the largest accepted.",
+    500: "The front door failed.",
+    502: "The API service is not answering.",
+    503: "The API service is not answering.",
+    504: "The API service took too long to answer.",
+}
+# 414 (request line too large) and 494 (header too large) are nginx's 400s; Placement says 400
+_ERROR_PAGES = {400: "400 414 494", 413: "413", 500: "500", 502: "502", 503: "503",
+                504: "504"}
+_REQUEST_ID = "@REQUEST_ID@"
+# Where nginx finds its error pages (a named location cannot answer a request line it
+# could not parse); internal, a client cannot reach them
+_ERROR_PATH = "/.placement-front-door-error/"
+
+
+def _error_location(status, limit):
+    from placement_site.api.errors import error_body
+
+    detail = _NGINX_ERRORS[status].format(limit=limit)
+    text = json.dumps(error_body(status, detail, _REQUEST_ID))
+    # nginx's quoted strings: backslashes and quotes escaped; the request id is a variable
+    text = text.replace("\\", "\\\\").replace("'", "\\'")
+    text = text.replace(_REQUEST_ID, "$placement_request_id")
+    return (f"    location = {_ERROR_PATH}{status} {{\n"
+            f"      internal;\n"
+            f"      add_header x-openstack-request-id $placement_request_id always;\n"
+            f"      return {status} '{text}';\n"
+            f"    }}\n")
+
+
+def nginx_conf(run_dir, bind, max_body, access_log=False, workers="auto"):
+    """nginx's configuration: listen on `bind`, pass to gunicorn's socket in run_dir."""
+    user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
+    error_pages = "".join(f"    error_page {codes} ={status} {_ERROR_PATH}{status};\n"
+                          for status, codes in _ERROR_PAGES.items())
+    locations = "".join(_error_location(status, max_body) for status in _NGINX_ERRORS)
+    temp = "".join(f"  {kind}_temp_path {run_dir}/{kind};\n"
+                   for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    log = ("  access_log /dev/stdout placement;\n" if access_log else "  access_log off;\n")
+    return f"""# written by placement_site/serve.py for this run
+daemon off;
+{user}worker_processes {workers};
+pid {run_dir}/nginx.pid;
+error_log stderr error;
+events {{ worker_connections 4096; }}
+http {{
+{temp}  log_format placement '$remote_addr "$request" $status $body_bytes_sent '
+                       '$request_time $placement_request_id';
+{log}  server_tokens off;
+  # Requests: whole before they go on; bodies beyond 1 MB wait in a file, not in memory.
+  client_max_body_size {max_body};
+  client_body_buffer_size 1m;
+  client_header_buffer_size 1k;
+  large_client_header_buffers 4 {HEADER_BUFFER};
+  client_header_timeout {CLIENT_TIMEOUT}s;
+  client_body_timeout {CLIENT_TIMEOUT}s;
+  send_timeout {CLIENT_TIMEOUT}s;
+  reset_timedout_connection on;
+  keepalive_timeout {KEEPALIVE}s;
+  keepalive_requests 10000;
+  # Placement's request id form, req-<uuid>, from nginx's 32 hex digits
+  map $request_id $placement_request_id {{
+    "~^(.{{8}})(.{{4}})(.{{4}})(.{{4}})(.{{12}})$" "req-$1-$2-$3-$4-$5";
+  }}
+  # A TLS proxy in front of this one says the scheme; otherwise it is this one's
+  map $http_x_forwarded_proto $placement_forwarded_proto {{
+    default $http_x_forwarded_proto;
+    "" $scheme;
+  }}
+  upstream placement {{
+    server unix:{run_dir}/gunicorn.sock;
+    keepalive 64;
+    keepalive_timeout 60s;  # below gunicorn's keep-alive: nginx closes idle ones first
+  }}
+  server {{
+    listen {bind};
+    default_type application/json;
+{error_pages}    location / {{
+      proxy_pass http://placement;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $placement_forwarded_proto;
+      proxy_read_timeout 120s;
+    }}
+{locations}  }}
+}}
+"""
+
+
+def _die_with_parent():
+    """Children end when this process dies, even by SIGKILL (Linux's PR_SET_PDEATHSIG)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(
+        prog="placement-serve", description="Serve Placement: nginx in front of gunicorn.")
+    parser.add_argument("--bind", default=os.environ.get("PLACEMENT_BIND", "127.0.0.1:8778"),
+                        help="HOST:PORT nginx listens on (default %(default)s)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument("--timeout", type=int, default=30,
+                        help="gunicorn's worker timeout, seconds")
+    parser.add_argument("--log-level", default="info")
+    parser.add_argument("--access-log", action="store_true",
+                        help="write one line per request to stdout (nginx's)")
+    parser.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx",
+                        help="the nginx binary (default %(default)s)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = _parse(argv)
+    try:
+        conf = config.load()
+    except config.ConfigError as exc:
+        config.stop(exc)
+    if not os.access(args.nginx, os.X_OK):
+        sys.exit(f"placement-serve: no nginx at {args.nginx} (scripts/bootstrap-nginx, or "
+                 "apt-get install nginx)")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
+    run_dir = tempfile.mkdtemp(prefix="placement-serve-")
+    os.chmod(run_dir, 0o711)  # nginx's workers (nobody when started as root) reach the socket
+    conf_path = os.path.join(run_dir, "nginx.conf")
+    with open(conf_path, "w") as handle:
+        handle.write(nginx_conf(run_dir, args.bind, conf.api.max_request_body_size,
+                                access_log=args.access_log))
+    socket_path = os.path.join(run_dir, "gunicorn.sock")
+    children = []
+
+    def stop(signum=None, frame=None):
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(timeout=args.timeout + 5)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        shutil.rmtree(run_dir, ignore_errors=True)
+        if signum is not None:
+            sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        gunicorn = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application",
+             "--config", "python:placement_site.gunicorn_conf",
+             "--bind", f"unix:{socket_path}", "--workers", str(args.workers),
+             "--threads", str(args.threads), "--timeout", str(args.timeout),
+             "--log-level", args.log_level], preexec_fn=_die_with_parent)
+        children.append(gunicorn)
+        while not os.path.exists(socket_path):  # nginx starts once gunicorn listens
+            if gunicorn.poll() is not None:
+                stop()
+                return gunicorn.returncode or 1
+            time.sleep(0.05)
+        nginx = subprocess.Popen([args.nginx, "-p", run_dir, "-c", conf_path, "-e", "stderr"],
+                                 preexec_fn=_die_with_parent)
+        children.append(nginx)
+        while all(child.poll() is None for child in children):
+            time.sleep(0.5)
+        failed = next(child for child in children if child.returncode is not None)
+        stop()
+        return failed.returncode or 1
+    except BaseException:
+        stop()
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())
