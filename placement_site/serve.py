@@ -33,7 +33,7 @@ CLIENT_TIMEOUT = 30
 KEEPALIVE = 75  # clients (keystoneauth, the CLI) reuse connections after pauses of seconds
 # nginx's own refusals, each in Placement's error body: status -> detail
 _NGINX_ERRORS = {
-    400: "The request line or a header is too large, or the request is malformed.",
+    400: "$placement_bad_request",  # the map in nginx_conf
     413: "The request body is larger than {limit} bytes, the largest accepted.",
     500: "The front door failed.",
     502: "The API service is not answering.",
@@ -43,6 +43,7 @@ _NGINX_ERRORS = {
 # 414 (request line too large) and 494 (header too large) are nginx's 400s; Placement says 400
 _ERROR_PAGES = {400: "400 414 494", 413: "413", 500: "500", 502: "502", 503: "503",
                 504: "504"}
+_MALFORMED = "The request line or a header is too large, or the request is malformed."
 _REQUEST_ID = "@REQUEST_ID@"
 # Where nginx finds its error pages (a named location cannot answer a request line it
 # could not parse); internal, a client cannot reach them
@@ -66,6 +67,8 @@ def _error_location(status, limit):
 
 def nginx_conf(run_dir, bind, max_body, access_log=False, workers="auto"):
     """nginx's configuration: listen on `bind`, pass to gunicorn's socket in run_dir."""
+    from placement_site.api.errors import CONTENT_LENGTH_NOT_INTEGER
+
     user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
     error_pages = "".join(f"    error_page {codes} ={status} {_ERROR_PATH}{status};\n"
                           for status, codes in _ERROR_PAGES.items())
@@ -97,6 +100,12 @@ http {{
   # Placement's request id form, req-<uuid>, from nginx's 32 hex digits
   map $request_id $placement_request_id {{
     "~^(.{{8}})(.{{4}})(.{{4}})(.{{4}})(.{{12}})$" "req-$1-$2-$3-$4-$5";
+  }}
+  # Which 400: Placement's words for a Content-Length that is not a number
+  map $http_content_length $placement_bad_request {{
+    default "{CONTENT_LENGTH_NOT_INTEGER}";
+    "" "{_MALFORMED}";
+    "~^[0-9]+$" "{_MALFORMED}";
   }}
   # A TLS proxy in front of this one says the scheme; otherwise it is this one's
   map $http_x_forwarded_proto $placement_forwarded_proto {{

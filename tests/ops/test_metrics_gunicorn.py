@@ -46,7 +46,6 @@ def server(tmp_path_factory):
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application",
          "--config", "python:placement_site.gunicorn_conf",
-         "--worker-class", "placement_site.gunicorn_worker.PlacementSync",
          "--bind", f"127.0.0.1:{port}", "--workers", "2", "--log-level", "error"],
         cwd=ROOT, env=env, stderr=log)
     try:
