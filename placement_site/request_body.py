@@ -77,11 +77,13 @@ def bounded_body(application):
     def bounded(environ, start_response):
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         declared = environ.get("CONTENT_LENGTH") or "0"
-        if not chunked and not declared.isdigit():
-            return application(environ, start_response)  # the API answers a bad header
+        if not chunked and (declared == "0" or not declared.isdigit()):
+            # no body, or a bad header the API answers itself
+            return application(environ, start_response)
         try:
-            body, size = _read_body(environ["wsgi.input"], None if chunked else int(declared),
-                              settings.PLACEMENT_MAX_REQUEST_BODY_SIZE)
+            body, size = _read_body(environ["wsgi.input"],
+                                    None if chunked else int(declared),
+                                    settings.PLACEMENT_MAX_REQUEST_BODY_SIZE)
         except _Refused as refused:
             environ[BODY_UNREAD] = True
             return _refusal(start_response, refused)
