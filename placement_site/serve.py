@@ -1,14 +1,16 @@
 """Serve the API the production way: nginx at the front door, gunicorn behind it.
 
-    python -m placement_site.serve --bind 0.0.0.0:8778 --workers 4 --threads 4
+    placement-api --bind 0.0.0.0:8778 --workers 4 --threads 4
+    python -m placement_site.serve …    (the same, from a checkout)
 
 nginx (Debian's package) takes the clients: it reads whole requests itself (a client
 that sends slowly or stops half-way holds a socket in nginx, never a gunicorn thread),
 refuses what is too large or too slow with Placement's JSON error body, and keeps idle
 keep-alive connections longer than clients wait between requests. gunicorn
 (gunicorn_conf.py, gunicorn_worker.py) listens on a private unix socket and gets only
-whole requests. This process starts both, stops both on SIGTERM/SIGINT, and stops the
-other when one exits.
+whole requests. This process starts both, stops both on SIGTERM/SIGINT, passes SIGHUP
+on (gunicorn restarts its workers, nginx rereads its configuration), and stops the other
+when one exits.
 
 The limits (docs/operators/front-door.md): the request body is at most
 `[api] max_request_body_size` (413); a request line or one header line at most
@@ -27,6 +29,9 @@ import tempfile
 import time
 
 from placement_site import config
+from placement_site.cmd import fail
+
+PROG = "placement-api"
 
 HEADER_BUFFER = 8192  # gunicorn's largest request line (limit_request_line) is 8190
 CLIENT_TIMEOUT = 30
@@ -144,7 +149,7 @@ def _die_with_parent():
 
 def _parse(argv):
     parser = argparse.ArgumentParser(
-        prog="placement-serve", description="Serve Placement: nginx in front of gunicorn.")
+        prog=PROG, description="Serve Placement: nginx in front of gunicorn.")
     parser.add_argument("--bind", default=os.environ.get("PLACEMENT_BIND", "127.0.0.1:8778"),
                         help="HOST:PORT nginx listens on (default %(default)s)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
@@ -164,10 +169,9 @@ def main(argv=None):
     try:
         conf = config.load()
     except config.ConfigError as exc:
-        config.stop(exc)
+        fail(PROG, f"configuration error: {exc}")
     if not os.access(args.nginx, os.X_OK):
-        sys.exit(f"placement-serve: no nginx at {args.nginx} (scripts/bootstrap-nginx, or "
-                 "apt-get install nginx)")
+        fail(PROG, f"no nginx at {args.nginx} (apt-get install nginx)")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
     run_dir = tempfile.mkdtemp(prefix="placement-serve-")
     os.chmod(run_dir, 0o711)  # nginx's workers (nobody when started as root) reach the socket
@@ -191,8 +195,14 @@ def main(argv=None):
         if signum is not None:
             sys.exit(0)
 
+    def reload(signum, frame):
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGHUP)
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGHUP, reload)
     try:
         gunicorn = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application",
