@@ -181,52 +181,58 @@ def main(argv=None):
                                 access_log=args.access_log))
     socket_path = os.path.join(run_dir, "gunicorn.sock")
     children = []
+    asked_to_stop = []
 
-    def stop(signum=None, frame=None):
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
-        for child in children:
-            try:
-                child.wait(timeout=args.timeout + 5)
-            except subprocess.TimeoutExpired:
-                child.kill()
-        shutil.rmtree(run_dir, ignore_errors=True)
-        if signum is not None:
-            sys.exit(0)
+    def on_stop(signum, frame):
+        asked_to_stop.append(signum)
 
-    def reload(signum, frame):
+    def on_reload(signum, frame):
         for child in children:
             if child.poll() is None:
                 child.send_signal(signal.SIGHUP)
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGHUP, reload)
+    def running():
+        return not asked_to_stop and all(child.poll() is None for child in children)
+
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
+    signal.signal(signal.SIGHUP, on_reload)
     try:
-        gunicorn = subprocess.Popen(
+        children.append(subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application",
              "--config", "python:placement_site.gunicorn_conf",
              "--bind", f"unix:{socket_path}", "--workers", str(args.workers),
              "--threads", str(args.threads), "--timeout", str(args.timeout),
-             "--log-level", args.log_level], preexec_fn=_die_with_parent)
-        children.append(gunicorn)
-        while not os.path.exists(socket_path):  # nginx starts once gunicorn listens
-            if gunicorn.poll() is not None:
-                stop()
-                return gunicorn.returncode or 1
+             "--log-level", args.log_level], preexec_fn=_die_with_parent))
+        while running() and not os.path.exists(socket_path):  # nginx once gunicorn listens
             time.sleep(0.05)
-        nginx = subprocess.Popen([args.nginx, "-p", run_dir, "-c", conf_path, "-e", "stderr"],
-                                 preexec_fn=_die_with_parent)
-        children.append(nginx)
-        while all(child.poll() is None for child in children):
-            time.sleep(0.5)
-        failed = next(child for child in children if child.returncode is not None)
-        stop()
-        return failed.returncode or 1
-    except BaseException:
-        stop()
-        raise
+        if running():
+            children.append(subprocess.Popen(
+                [args.nginx, "-p", run_dir, "-c", conf_path, "-e", "stderr"],
+                preexec_fn=_die_with_parent))
+        while running():
+            time.sleep(0.2)
+    finally:
+        _stop(children, args.timeout + 5)
+        shutil.rmtree(run_dir, ignore_errors=True)
+    if asked_to_stop:
+        return 0
+    return next(child.returncode for child in children if child.returncode) or 1
+
+
+def _stop(children, grace):
+    """SIGTERM to each child still running, SIGKILL to any still there after `grace` s."""
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)  # stopping already: once is enough
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    for child in children:
+        try:
+            child.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
 
 
 if __name__ == "__main__":
