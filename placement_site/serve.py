@@ -150,7 +150,7 @@ def _die_with_parent():
 def _parse(argv):
     parser = argparse.ArgumentParser(
         prog=PROG, description="Serve Placement: nginx in front of gunicorn.")
-    parser.add_argument("--bind", default=os.environ.get("PLACEMENT_BIND", "127.0.0.1:8778"),
+    parser.add_argument("--bind", default="127.0.0.1:8778",
                         help="HOST:PORT nginx listens on (default %(default)s)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
