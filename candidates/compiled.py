@@ -1,8 +1,9 @@
 """The engine's pure modules, compiled by Cython, used when built from exactly this source.
 
-The modules named in MODULES are plain Python and stay the only source: Cython compiles
-them unchanged (no annotations) into extension modules under BUILD_DIR, which spend about
-a fifth fewer instructions on a large answer (README, "Allocation candidates speed").
+The modules named in MODULES (names within the candidates package; "engine.steps" is
+candidates/engine/steps.py) are plain Python and stay the only source: Cython compiles
+them unchanged (no annotations) into extension modules under BUILD_DIR, which spend
+fewer instructions on a large answer than the interpreter does.
 scripts/compile-engine (scripts/bootstrap runs it) compiles those whose
 source changed since their last build; it needs Cython and a C compiler, and when either
 is missing it says so in one line and the service runs the plain modules.
@@ -27,20 +28,28 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = PACKAGE_DIR.parent
 BUILD_DIR = PROJECT_DIR / ".venv" / "compiled"
-MODULES = ("candidate_set", "combine", "present", "engine")
+# engine/__init__.py (orchestration, once per request) stays plain: a compiled package
+# __init__ would need a finder of its own for the package's path.
+MODULES = ("candidate_set", "combine", "present", "engine.steps", "engine.batches",
+           "engine.facts", "engine.summaries")
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
+def _path(name):
+    """"engine.steps" -> "engine/steps": module `name`'s path within the package."""
+    return name.replace(".", "/")
+
+
 def source_digest(name):
-    return hashlib.sha256((PACKAGE_DIR / f"{name}.py").read_bytes()).hexdigest()
+    return hashlib.sha256((PACKAGE_DIR / f"{_path(name)}.py").read_bytes()).hexdigest()
 
 
 def _built(name):
-    return BUILD_DIR / "candidates" / f"{name}{SUFFIX}"
+    return BUILD_DIR / "candidates" / f"{_path(name)}{SUFFIX}"
 
 
 def _stamp(name):
-    return BUILD_DIR / "candidates" / f"{name}.sha256"
+    return BUILD_DIR / "candidates" / f"{_path(name)}.sha256"
 
 
 def is_current(name):
@@ -96,7 +105,8 @@ def build():
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix="build-", dir=BUILD_DIR))
     # Relative source paths: tracebacks name candidates/<module>.py, found on sys.path.
-    extensions = [Extension(f"candidates.{name}", [f"candidates/{name}.py"]) for name in stale]
+    extensions = [Extension(f"candidates.{name}", [f"candidates/{_path(name)}.py"])
+                  for name in stale]
     cwd = os.getcwd()
     log = io.StringIO()
     try:
@@ -108,11 +118,11 @@ def build():
             command.parallel = os.cpu_count() or 1
             command.ensure_finalized()
             command.run()
-        (BUILD_DIR / "candidates").mkdir(exist_ok=True)
         for name, digest in digests.items():
+            _built(name).parent.mkdir(parents=True, exist_ok=True)
             # Moved in as new files, the module before its stamp: a running server keeps
             # the build it loaded, and no process pairs the new stamp with the old build.
-            os.replace(temp / "lib" / "candidates" / f"{name}{SUFFIX}", _built(name))
+            os.replace(temp / "lib" / "candidates" / f"{_path(name)}{SUFFIX}", _built(name))
             stamp = temp / f"{name}.sha256"
             stamp.write_text(digest)
             os.replace(stamp, _stamp(name))

@@ -33,8 +33,8 @@ def render_json(result, view, encode):
     """render() as the JSON body, written by `encode` (data -> compact JSON bytes).
 
     The allocation requests, most of a large answer, are built and encoded a slice at a
-    time, so that only one slice's dicts exist at once: at 10,000 candidates the peak
-    memory of rendering and encoding falls from 19 to 11.5 MB, in no more time."""
+    time, so that only one slice's dicts exist at once: the peak memory of a large answer
+    is then that of one slice, not of every request at once."""
     requests = _allocation_requests(result, view)
     pieces = [b'{"allocation_requests":[']
     while requests_slice := list(islice(requests, REQUESTS_PER_SLICE)):
@@ -114,7 +114,7 @@ def _provider_summaries(result, view):
     bodies, resources_of, traits_of = {}, {}, {}
     tree_fields = view.tree_summaries
     with_traits = view.traits
-    for rp, uuid, parent, root, _, _, _ in result.providers:
+    for rp, uuid, parent, root, _, _, _ in result.providers:   # sql.rows.ProviderRow
         resources = resources_of[rp] = {}
         body = bodies[uuid] = {"resources": resources}
         if with_traits:
@@ -122,14 +122,15 @@ def _provider_summaries(result, view):
         if tree_fields:
             body["parent_provider_uuid"] = uuids[parent] if parent is not None else None
             body["root_provider_uuid"] = uuids[root]
-    usage = {}   # (used, total, reserved, ratio) -> {"capacity": ..., "used": ...}
-    for (rc, used, total, reserved, ratio, _, _, _), rps in result.inventories:
-        key = (used, total, reserved, ratio)
-        shown = usage.get(key)
+    usage = {}   # (used, total, reserved, allocation_ratio) -> {"capacity": ..., "used": ...}
+    for key, rps in result.inventories:   # (sql.rows.InventoryKey, [rp, ...])
+        figures = (key.used, key.total, key.reserved, key.allocation_ratio)
+        shown = usage.get(figures)
         if shown is None:
-            shown = usage[key] = {"capacity": reported_capacity(total, reserved, ratio),
-                                  "used": used}
-        name = class_names[rc]
+            shown = usage[figures] = {
+                "capacity": reported_capacity(key.total, key.reserved, key.allocation_ratio),
+                "used": key.used}
+        name = class_names[key.rc_id]
         for rp in rps:
             resources_of[rp][name] = shown
     for rp, name in result.traits or ():

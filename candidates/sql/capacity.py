@@ -5,6 +5,7 @@ from django.db.models.functions import Cast
 
 from candidates.candidate_set import misfit
 from candidates.sql import fetch, topology
+from candidates.sql.rows import InventoryKey
 from placement_site.db_routing import read_alias
 from providers.models import Inventory
 from providers.querysets import capacity_expression, with_usage
@@ -58,7 +59,7 @@ def shown_groups(scope, rc_ids=None, exclude_rc_ids=()):
     if _read_grouped():
         return inventory_groups(scope, rc_ids, exclude_rc_ids)
     sql, params = _rows_query(scope, rc_ids, exclude_rc_ids)
-    return [(row[1:], (row[0],)) for row in fetch(sql, params)] if sql else []
+    return [(InventoryKey._make(row[1:]), (row[0],)) for row in fetch(sql, params)] if sql else []
 
 
 def rows_of(groups):
@@ -67,7 +68,7 @@ def rows_of(groups):
 
 
 def grouped(rows):
-    """Rows (rp_id, rc_id, used, ...) -> [(row without its provider, [rp_id, ...])]."""
+    """Rows (rp_id, rc_id, used, ...) -> [(InventoryKey of the rest, [rp_id, ...])]."""
     groups = {}
     for row in rows:
         key = row[1:]
@@ -75,12 +76,12 @@ def grouped(rows):
         if providers is None:
             providers = groups[key] = []
         providers.append(row[0])
-    return list(groups.items())
+    return [(InventoryKey._make(key), providers) for key, providers in groups.items()]
 
 
 def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
-    """[((rc_id, used, total, reserved, allocation_ratio, min_unit, max_unit, step_size),
-    [rp_id, ...]), ...]: the inventories in scope grouped by everything but the provider
+    """[(rows.InventoryKey, [rp_id, ...]), ...]: the inventories in scope grouped by
+    everything but the provider
     (on PostgreSQL by the database, see _GROUPED), of every inventory in scope
     (candidates.sql.Scope) [of the classes rc_ids] [except the classes exclude_rc_ids].
     The rows grouped are:
@@ -99,10 +100,9 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
     instead, and the scope restricts i.provider_id (an explicit id list is best:
     PostgreSQL then reads the rows through the provider index, where a join to a range of
     trees makes it scan every inventory). A wider range or set of trees keeps the
-    grouped pass, over its own allocations: a correlated SUM per row there took 8.5 ms
-    for 7,659 rows against 4.8 (and PostgreSQL costed it high enough to JIT-compile it,
-    17 ms). Which amounts fit is decided in Python
-    (fitting()): written as SQL predicates the
+    grouped pass, over its own allocations: there a correlated SUM per row costs more
+    (and PostgreSQL costs it high enough to JIT-compile it). Which amounts fit is
+    decided in Python (fitting()): written as SQL predicates the
     capacity tests make PostgreSQL estimate a single matching row and drive the
     provider join from the wrong side.
     """
@@ -117,7 +117,8 @@ def inventory_groups(scope, rc_ids=None, exclude_rc_ids=()):
         return []
     if not _grouped_by_database():
         return grouped(fetch(sql, params))
-    return [(row[:-1], row[-1]) for row in fetch(_GROUPED.format(rows=sql), params)]
+    return [(InventoryKey._make(row[:-1]), row[-1])
+            for row in fetch(_GROUPED.format(rows=sql), params)]
 
 
 # PostgreSQL, a snapshot not yet confirmed: the token comes along in every row, and in a
@@ -149,13 +150,13 @@ def add_usage(groups, used):
     min_unit, max_unit, step_size), [rp_id, ...]), ...] and usage() -> inventory_groups()
     pairs: a group splits by the usage of its providers (0 where none)."""
     if not used:
-        return [((key[0], 0) + key[1:], rps) for key, rps in groups]
+        return [(InventoryKey._make((key[0], 0) + key[1:]), rps) for key, rps in groups]
     used_classes = {rc for _, rc in used}
     found = []
     for key, rps in groups:
         rc, rest = key[0], key[1:]
         if rc not in used_classes:
-            found.append(((rc, 0) + rest, rps))
+            found.append((InventoryKey._make((rc, 0) + rest), rps))
             continue
         by_usage = {}
         for rp in rps:
@@ -164,7 +165,8 @@ def add_usage(groups, used):
             if providers is None:
                 providers = by_usage[amount] = []
             providers.append(rp)
-        found += [((rc, amount) + rest, providers) for amount, providers in by_usage.items()]
+        found += [(InventoryKey._make((rc, amount) + rest), providers)
+                  for amount, providers in by_usage.items()]
     return found
 
 
@@ -245,7 +247,7 @@ def fitting_groups(amounts, groups):
         by_class.setdefault(rc, []).append((n, []))
     # A cloud is mostly identical hosts: rows equal but for the provider get one verdict.
     for key, rps in groups:
-        for providers in _fitting_lists(by_class.get(key[0], ()), *key[1:]):
+        for providers in _fitting_lists(by_class.get(key.rc_id, ()), *key[1:]):
             providers.extend(rps)
     return {(rc, n): providers for rc, pairs in by_class.items() for n, providers in pairs}
 

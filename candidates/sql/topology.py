@@ -47,6 +47,7 @@ from django.conf import settings
 from django.db import connections
 
 from candidates.sql import fetch
+from candidates.sql.rows import ProviderRow
 from placement_site.db_routing import read_alias
 
 TOKEN_SQL = "SELECT token FROM topology_token WHERE id = 1"
@@ -204,8 +205,8 @@ def _seen(alias, token, now=None):
 def tree_index_of(rows, positions=True):
     """({rp: root id}, {rp: (tree_id, lft, rght)}) of trees.providers rows (the second
     dict empty without positions): trees.tree_index(), and the snapshot's."""
-    return ({row[0]: row[3] for row in rows},
-            {row[0]: row[4:] for row in rows} if positions else {})
+    return ({row.id: row.root_id for row in rows},
+            {row.id: row[4:] for row in rows} if positions else {})   # (tree_id, lft, rght)
 
 
 def forget():
@@ -247,16 +248,16 @@ class Snapshot:
         self.trait_ids = {name: id_ for id_, name in traits}
         self.trait_name = dict(traits)
         self.aggregate_ids = {uuid: id_ for id_, uuid in aggregates}
-        self.rows = [tuple(row) for row in providers]          # ordered by id
-        self.row_of = {row[0]: row for row in self.rows}
-        self.root_by_uuid = {row[1]: row[3] for row in self.rows}
+        self.rows = list(map(ProviderRow._make, providers))    # ordered by id
+        self.row_of = {row.id: row for row in self.rows}
+        self.root_by_uuid = {row.uuid: row.root_id for row in self.rows}
         self.tree_rows = {}                                     # root id -> rows by id
         for row in self.rows:
-            self.tree_rows.setdefault(row[3], []).append(row)
+            self.tree_rows.setdefault(row.root_id, []).append(row)
         self.roots = sorted(self.tree_rows)
         self.traits_of, self.trait_holders = _index(provider_traits)
         self.aggregates_of, self.aggregate_members = _index(provider_aggregates)
-        self.has_parent = any(row[2] is not None for row in self.rows)
+        self.has_parent = any(row.parent_id is not None for row in self.rows)
         # rp -> ((rc_id, total, reserved, allocation_ratio, min_unit, max_unit,
         # step_size), ...) in class order
         self.inventories_of = {}
@@ -297,9 +298,9 @@ class Snapshot:
         row_of = self.row_of
         if scope.kind == "range":
             lo, hi = scope.lo, scope.hi
-            return lambda rp: lo <= row_of[rp][3] < hi
+            return lambda rp: lo <= row_of[rp].root_id < hi
         roots = set(scope.ids)
-        return lambda rp: row_of[rp][3] in roots
+        return lambda rp: row_of[rp].root_id in roots
 
     def _links(self, ids, scope, members, held):
         """Rows (rp, id) for the ids of a link table in scope; members: id -> [rp],
@@ -309,7 +310,7 @@ class Snapshot:
             return []
         if scope.kind == "all":
             return [(rp, id_) for id_ in sorted(ids) for rp in members.get(id_, ())]
-        return [(row[0], id_) for row in self._rows_in(scope) for id_ in held.get(row[0], ())
+        return [(row.id, id_) for row in self._rows_in(scope) for id_ in held.get(row.id, ())
                 if id_ in ids]
 
     # --- the sql/ functions -------------------------------------------------------------
@@ -380,8 +381,8 @@ class Snapshot:
         if scope.kind == "all" and self._trait_names_of_all is not None:
             return self._trait_names_of_all
         traits_of, name = self.traits_of, self.trait_name
-        found = [(row[0], name[trait]) for row in self._rows_in(scope)
-                 for trait in traits_of.get(row[0], ())]
+        found = [(row.id, name[trait]) for row in self._rows_in(scope)
+                 for trait in traits_of.get(row.id, ())]
         if scope.kind == "all":
             self._trait_names_of_all = found
         return found
@@ -408,7 +409,7 @@ class Snapshot:
         groups = {}
         inventories_of = self.inventories_of
         for row in rows:
-            rp = row[0]
+            rp = row.id
             for key in inventories_of.get(rp, ()):
                 providers = groups.get(key)
                 if providers is None:
@@ -419,7 +420,7 @@ class Snapshot:
     def uuids(self, ids):
         """summaries.uuids()."""
         row_of = self.row_of
-        return {rp: row_of[rp][1] for rp in ids if rp in row_of}
+        return {rp: row_of[rp].uuid for rp in ids if rp in row_of}
 
     def class_names(self, ids):
         """summaries.class_names()."""
@@ -437,7 +438,7 @@ class Snapshot:
             for aggregate in self.aggregates_of.get(rp, ()):
                 for member in members[aggregate]:
                     if contains is None or contains(member):
-                        found.add((rp, row_of[member][3]))
+                        found.add((rp, row_of[member].root_id))
         return sorted(found)
 
 

@@ -18,14 +18,25 @@ def build_dir(tmp_path, monkeypatch, settings):
 
 
 def _fake_build(build_dir, name, digest):
-    (build_dir / f"{name}{compiled.SUFFIX}").write_bytes(b"not really a module")
-    (build_dir / f"{name}.sha256").write_text(digest)
+    path = build_dir / name.replace(".", "/")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_name(f"{path.name}{compiled.SUFFIX}").write_bytes(b"not really a module")
+    path.with_name(f"{path.name}.sha256").write_text(digest)
 
 
 def test_a_build_of_the_current_source_is_found(build_dir):
     _fake_build(build_dir, "combine", compiled.source_digest("combine"))
     spec = compiled.CompiledFinder().find_spec("candidates.combine")
     assert spec.origin == str(build_dir / f"combine{compiled.SUFFIX}")
+
+
+def test_a_module_of_the_engine_package_is_found_by_its_dotted_name(build_dir):
+    assert "engine.steps" in compiled.MODULES
+    _fake_build(build_dir, "engine.steps", compiled.source_digest("engine.steps"))
+    spec = compiled.CompiledFinder().find_spec("candidates.engine.steps")
+    assert spec.origin == str(build_dir / "engine" / f"steps{compiled.SUFFIX}")
+    assert spec.name == "candidates.engine.steps"
+    assert compiled.CompiledFinder().find_spec("candidates.engine") is None
 
 
 def test_a_build_of_an_older_source_is_ignored(build_dir):
@@ -48,9 +59,10 @@ def test_switched_off_the_plain_module_is_imported(build_dir, settings):
 
 def test_build_compiles_a_module_that_is_then_imported(tmp_path):
     # A real Cython build of one module (a copy of combine.py, in a project directory of
-    # its own), in a fresh process; then the copy is edited and built again.
+    # its own), in a fresh process; then the copy is edited and built again; then a
+    # module of a package within candidates (as engine.steps is) is built beside it.
     script = textwrap.dedent(f"""
-        import os, shutil, sys
+        import importlib.util, os, shutil, sys
         from pathlib import Path
         sys.path.insert(0, {str(compiled.PROJECT_DIR)!r})
         from candidates import compiled
@@ -74,6 +86,17 @@ def test_build_compiles_a_module_that_is_then_imported(tmp_path):
         print(compiled.in_use())
         position = {{1: (7, 1, 6), 2: (7, 2, 3), 3: (8, 1, 2)}}
         print(combine.same_subtree_ok((1, 2), position), combine.same_subtree_ok((2, 3), position))
+        package = project / "candidates" / "engine"
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        (package / "tiny.py").write_text("def double(n):\\n    return 2 * n\\n")
+        compiled.MODULES = ("combine", "engine.tiny")
+        compiled.CompiledFinder.names = {{f"candidates.{{n}}": n for n in compiled.MODULES}}
+        print(compiled.build())
+        spec = compiled.CompiledFinder().find_spec("candidates.engine.tiny")
+        tiny = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tiny)
+        print(tiny.double(21), tiny.__file__.endswith(compiled.SUFFIX))
         print(sorted(os.listdir(compiled.BUILD_DIR)))
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -87,5 +110,7 @@ def test_build_compiles_a_module_that_is_then_imported(tmp_path):
         "True",
         "['combine']",
         "True False",
+        "compiled engine: built engine.tiny",
+        "42 True",
         "['candidates']",   # the build's temporary directory is gone
     ]

@@ -5,14 +5,14 @@ what a settled cloud does; here read anew for each request, inside the test's
 transaction), so every path gives the exact expected candidates and summaries."""
 import pytest
 
-from candidates import engine
+from candidates.engine import facts as engine_facts
 from candidates.sql import topology
 
 
 @pytest.fixture(autouse=True, params=["by-id", "whole-table", "snapshot"])
 def provider_lookup(request, monkeypatch):
     if request.param == "whole-table":
-        monkeypatch.setattr(engine, "LOOKUP_BY_ID_UP_TO", -1)
+        monkeypatch.setattr(engine_facts, "LOOKUP_BY_ID_UP_TO", -1)
     if request.param == "snapshot":
         monkeypatch.setattr(topology, "_current_snapshot", topology.Snapshot.load)
     return request.param

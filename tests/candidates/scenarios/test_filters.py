@@ -148,8 +148,8 @@ def test_group_policy_first_occurrence_wins(api, forest):
 def shared_hosts(db, monkeypatch):
     """Two sharing providers serving 40 hosts; small first batches so a limited request
     walks several root-id ranges."""
-    from candidates import engine
-    monkeypatch.setattr(engine, "FIRST_BATCH_ROOT_IDS", 4)
+    from candidates.engine import batches as engine_batches
+    monkeypatch.setattr(engine_batches, "FIRST_BATCH_ROOT_IDS", 4)
     make_provider("SS", inventory={"DISK_GB": 100}, aggregates=[A], traits=SHARING)
     for i in range(40):
         make_provider(f"CN{i:02}", inventory={"VCPU": 8}, aggregates=[A])

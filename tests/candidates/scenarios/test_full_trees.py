@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from candidates import engine
+from candidates.engine import batches as engine_batches
 from candidates.sql import capacity
 from providers.models import ResourceClass, ResourceProvider
 from tests.candidates import helpers
@@ -21,7 +21,7 @@ def filling_cloud(db, monkeypatch):
     """CN00-CN11, each a compute node with NUMA0 (VCPU 2, MEMORY_MB 1024) under it:
     CN00-CN07 have no VCPU left (allocated, or all reserved), CN08-CN11 have room.
     First batches of 2 root ids, so a limited request walks several."""
-    monkeypatch.setattr(engine, "FIRST_BATCH_ROOT_IDS", 2)
+    monkeypatch.setattr(engine_batches, "FIRST_BATCH_ROOT_IDS", 2)
     for i in range(12):
         cn = make_provider(f"CN{i:02}", inventory={"DISK_GB": 100})
         numa = make_provider(f"NUMA{i:02}", parent=cn,
@@ -45,7 +45,7 @@ def test_a_limit_skips_the_full_trees_and_keeps_the_answer(api, filling_cloud, m
     assert len(full) == 4
     with CaptureQueriesContext(connection) as skipping:
         assert _in_order(api, f"{query}&limit={limit}") == full[:limit]
-    monkeypatch.setattr(engine, "_room_finder", lambda evaluation: None)
+    monkeypatch.setattr(engine_batches, "_room_finder", lambda evaluation: None)
     with CaptureQueriesContext(connection) as walking:
         assert _in_order(api, f"{query}&limit={limit}") == full[:limit]
     if provider_lookup != "snapshot":   # there batches of full trees read one statement each

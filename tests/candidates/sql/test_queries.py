@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from candidates import engine
+from candidates.engine import batches as engine_batches
 from candidates.sql import Scope, aggregates, capacity, links, names, summaries, traits, trees
 from providers.models import ResourceClass, Trait
 from tests.factories import allocate, make_consumer, make_provider
@@ -252,19 +252,19 @@ def test_limit_looks_at_the_first_anchors_only(api, db):
 @pytest.fixture
 def first_batch_64(monkeypatch):
     """The batch tests below walk from a first batch of 64 root ids."""
-    monkeypatch.setattr(engine, "FIRST_BATCH_ROOT_IDS", 64)
+    monkeypatch.setattr(engine_batches, "FIRST_BATCH_ROOT_IDS", 64)
 
 
 @pytest.mark.usefixtures("first_batch_64")
 def test_batches_name_providers_by_id_when_a_small_share():
-    batches = list(engine._scopes(2, None, (1, 10000)))
+    batches = list(engine_batches.batch_scopes(2, None, (1, 10000)))
     # 64, 128, ... root ids: by id while at most a tenth of the 10,000
     assert [(s.lo, s.hi, by_id) for s, by_id in batches[:5]] == [
         (1, 65, True), (65, 193, True), (193, 449, True), (449, 961, True),
         (961, 1985, False)]
-    assert [(s.kind, by_id) for s, by_id in engine._scopes(2, None, (1, 50))] == [
-        ("all", False)]
-    assert list(engine._scopes(2, None, (None, None))) == []
+    assert [(s.kind, by_id) for s, by_id in engine_batches.batch_scopes(2, None, (1, 50))] \
+        == [("all", False)]
+    assert list(engine_batches.batch_scopes(2, None, (None, None))) == []
 
 
 @pytest.mark.parametrize("rooms,batches", [
@@ -280,7 +280,7 @@ def test_batches_start_past_trees_without_room(rooms, batches):
         asked.append(start)
         return rooms[start]
 
-    walked = list(engine._scopes(2, None, (1, 10000), first_root_with_room))
+    walked = list(engine_batches.batch_scopes(2, None, (1, 10000), first_root_with_room))
     assert [(s.lo, s.hi) for s, _ in walked] == batches
     assert asked == list(rooms)
 
@@ -296,5 +296,6 @@ def test_batches_start_past_trees_without_room(rooms, batches):
 @pytest.mark.usefixtures("first_batch_64")
 def test_batches_follow_the_yield_so_far(yields, batches):
     found = iter(yields)
-    walked = islice(engine._scopes(100, None, (1, 10000), None, lambda: next(found)), 3)
+    walked = islice(engine_batches.batch_scopes(100, None, (1, 10000), None,
+                                                lambda: next(found)), 3)
     assert [(s.lo, s.hi, by_id) for s, by_id in walked] == batches
