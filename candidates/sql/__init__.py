@@ -49,8 +49,8 @@ def in_ids(column, ids):
 
     PostgreSQL: column = ANY(%s::bigint[]) with the array as one text literal
     ('{1,2,3}'): the server then parses one constant, where a list parameter becomes
-    ARRAY[1,2,3], one expression per id (about a millisecond per 1,000 ids, per
-    statement). SQLite: a json_each() table.
+    ARRAY[1,2,3], one expression per id for the server to parse and plan, in every
+    statement. SQLite: a json_each() table.
     """
     ids = [int(i) for i in ids]
     if connection.vendor == "postgresql":

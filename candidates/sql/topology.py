@@ -7,7 +7,7 @@ with their uuids and trees, which provider has which trait and aggregate, and th
 inventories. That changes when an operator or a compute service edits a provider, rarely
 next to the claims. The functions of sql/ marked ``@answered_from_snapshot`` are then
 answered by a Snapshot of those tables, read whole once and kept by each process, where
-otherwise every request reads them again (at 1,000 providers four of five statements),
+otherwise every request reads them again (most of its statements),
 and capacity.inventory_groups() reads only the usage of the inventories it holds.
 
 When the snapshot is used (``in_use()``, around one engine evaluation):
