@@ -92,14 +92,14 @@ def test_delete_in_use_is_409(api):
 
 
 def test_standard_names_sync_is_idempotent_and_keeps_custom(db):
-    from providers.standard import sync_standard_names
+    from providers.services.standard_names import standard_names_sync
 
     Trait.objects.create(name="CUSTOM_KEEP")
     Trait.objects.filter(name="HW_CPU_X86_AVX2").delete()
-    added_rc, added_traits = sync_standard_names()
+    added_rc, added_traits = standard_names_sync()
     assert added_rc == [] and added_traits == ["HW_CPU_X86_AVX2"]
     assert Trait.objects.filter(name="CUSTOM_KEEP").exists()
-    assert sync_standard_names() == ([], [])
+    assert standard_names_sync() == ([], [])
 
 
 def test_every_route_below_1_6_is_404(api):

@@ -3,7 +3,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from allocations.management.commands._trees import TreeError, export_trees
+from allocations.tree_documents import TreeError, export_trees
 
 
 class Command(BaseCommand):

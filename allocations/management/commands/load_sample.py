@@ -2,7 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from allocations.management.commands._progress import progress
-from allocations.management.commands._trees import TreeError, import_document
+from allocations.tree_documents import TreeError, import_document
 from placement_site.actor import ActorCommandMixin
 from providers.models import ResourceProvider
 from providers.samples import SAMPLES, sample_document

@@ -2,7 +2,7 @@
 from django.core.management.base import BaseCommand
 
 from placement_site.actor import ActorCommandMixin
-from providers.standard import sync_standard_names
+from providers.services.standard_names import standard_names_sync
 
 
 class Command(ActorCommandMixin, BaseCommand):
@@ -20,7 +20,7 @@ class Command(ActorCommandMixin, BaseCommand):
             help="Database alias to update (default: %(default)s).")
 
     def handle(self, *args, **options):
-        added_classes, added_traits = sync_standard_names(using=options["database"])
+        added_classes, added_traits = standard_names_sync(using=options["database"])
         for kind, names in (("resource class", added_classes), ("trait", added_traits)):
             for name in names:
                 self.stdout.write(f"Added {kind} {name}")
