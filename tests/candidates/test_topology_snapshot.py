@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from candidates.sql import (
     Scope, aggregates, capacity, links, summaries, topology, traits, trees)
 from candidates.sql.names import ids_by_name
+from candidates.sql.rows import InventoryKey, ProviderRow
 from providers.models import ResourceProvider, Trait
 from tests.conftest import PlacementClient
 from tests.factories import allocate, make_consumer, make_provider
@@ -100,6 +101,10 @@ def test_the_snapshot_answers_as_the_database_does(monkeypatch):
              scope, ordered=False)
     same("provider_traits", [], Scope.everything())
     same("uuids", every_id[:3] + [every_id[-1] + 1000])
+    # the engine reads provider rows by name, whoever answers
+    for answer in (_database_answer(trees.providers, Scope.everything()),
+                   snapshot.providers(Scope.everything())):
+        assert answer and all(isinstance(row, ProviderRow) for row in answer)
     # inventories: the snapshot's, with the usage read now, as the database groups them
     consumer = make_consumer()
     allocate(consumer, ResourceProvider.objects.get(name="numa1"), VCPU=3)
@@ -120,6 +125,8 @@ def test_the_snapshot_answers_as_the_database_does(monkeypatch):
                 capacity.rows_of(expected)), (scope.kind, rc_ids, exclude)
             assert _unordered(rows) == _unordered(capacity.rows_of(expected))
             assert _unordered(capacity.rows_of(shown)) == _unordered(rows)
+            # ... and inventory group keys by name, read grouped or not
+            assert all(isinstance(key, InventoryKey) for key, _ in expected + found + shown)
     same("class_names", list(snapshot.class_name)[:5] + [10 ** 6])
     same("root_ids", ordered=False)
     same("any_provider_has_parent")
