@@ -21,6 +21,8 @@ closed with their children left to load when opened.
 Subtree totals: for every provider with children, capacity and usage per
 resource class summed over the provider and all its descendants.
 """
+import os
+import re
 from collections import defaultdict
 
 from providers.rules import reported_capacity
@@ -59,6 +61,31 @@ def usage_row(inv, used):
     return {"inv": inv, **usage_bar(inv.resource_class.name, used, cap)}
 
 
+SEPARATORS = ".-_:/ "
+MIN_PREFIX = 6      # a shorter shared prefix is left in the names
+
+
+def name_order(name):
+    """Sort key of sibling names: by name, numbers by value (ens2 before ens10)."""
+    return [int(part) if index % 2 else part
+            for index, part in enumerate(re.split(r"(\d+)", name))]
+
+
+def short_names(names, parent_name):
+    """What tells each of `names` (siblings) from the others: the name without the
+    prefix they all share (or that is their parent's name), cut after a separator,
+    as "…rest"; '' where nothing is worth leaving out."""
+    if len(names) > 1:
+        prefix = os.path.commonprefix(names)
+    else:
+        prefix = parent_name if names[0].startswith(parent_name) else ""
+        prefix = names[0][:len(prefix) + 1]   # with the separator after it, if one follows
+    cut = max(prefix.rfind(sep) for sep in SEPARATORS) + 1
+    if cut < MIN_PREFIX:
+        return [""] * len(names)
+    return [f"…{name[cut:]}" if name[cut:] else "" for name in names]
+
+
 class Forest:
     """Loaded providers (whole trees, or one provider's whole subtree) and what the
     layout needs of each, computed once bottom-up.
@@ -77,6 +104,11 @@ class Forest:
         for node in nodes:
             if node["parent_id"] in self.nodes:
                 self.children[node["parent_id"]].append(node)
+        self.short = {}   # {id: the part of the name that tells it from its siblings}
+        for parent_id, kids in self.children.items():
+            kids.sort(key=lambda kid: (name_order(kid["name"]), kid["id"]))
+            self.short.update(zip((kid["id"] for kid in kids), short_names(
+                [kid["name"] for kid in kids], self.nodes[parent_id]["name"])))
         self.size, self.totals, self.holds_match = {}, {}, {}
         sums = defaultdict(lambda: defaultdict(lambda: [0, 0]))
         for node in reversed(nodes):   # children before their parent
@@ -119,6 +151,7 @@ class Forest:
             "css": "row" + (" match" if match else "") + ("" if level else " tree"),
             "level": str(level),
             "generation": str(node["generation"]),
+            "short": self.short.get(node_id, ""),
             "inventories": [usage_bar(*row) for row in self.usage.get(node_id, ())],
             "totals": self.totals.get(node_id),
             "traits": self.traits.get(node_id, ()),

@@ -33,7 +33,7 @@ def sample(transactional_db):
 
 def row(page, name):
     """The row (summary or div) of one provider."""
-    return page.locator(".ptree .row", has=page.locator(f"a.pname:text-is('{name}')"))
+    return page.locator(".ptree .row", has=page.locator(f"a.pname[title='{name}']"))
 
 
 def matched(page):
@@ -143,7 +143,8 @@ def test_a_200_provider_tree_loads_progressively(ui, big_tree):
     while ui.evaluate(SCROLL_TO_NEXT_MORE_LINK):
         assert time.monotonic() < deadline, "the tree did not finish loading"
         ui.wait_for_timeout(100)
-    names = ui.locator(".ptree .row:not(.head) .name > a.pname").all_inner_texts()
+    names = ui.locator(".ptree .row:not(.head) .name > a.pname").evaluate_all(
+        "links => links.map(a => a.title)")   # whole names (siblings show a short part)
     assert len(names) == 201 and len(set(names)) == 201
     assert names[-1] == "small-host"
     assert requests, "rows came as fragments"
@@ -177,6 +178,24 @@ def test_without_javascript_subtrees_fold_and_more_links_open_a_page(no_js, big_
     assert no_js.locator(".ptree .row:not(.head)").count() == 51   # 50 of the big tree + small
     no_js.locator("a.more-link", has_text="under big-host-socket0").click()
     no_js.wait_for_url(re.compile(r"/subtree/\?start=48"))
-    names = no_js.locator(".ptree .row:not(.head) .name > a.pname").all_inner_texts()
+    names = no_js.locator(".ptree .row:not(.head) .name > a.pname").evaluate_all(
+        "links => links.map(a => a.title)")
     assert names == [f"big-host-s0-dev{d}" for d in range(48, 65)]
     screenshot(no_js, "provider-list-subtree-page-without-js")
+
+
+def test_a_wide_tree_shows_what_tells_children_apart_and_the_whole_name_on_focus(ui, db):
+    from tests.factories import make_provider as provider
+
+    root = provider("net-agent-big.dc1.example.net")
+    for port in ("ens1f3", "ens0f1", "ens0f0"):
+        provider(f"net-agent-big.dc1.example.net-{port}", parent=root)
+    ui.goto("/ui/providers/")
+    links = ui.locator(".ptree .row:not(.head) a.pname")
+    assert [links.nth(i).inner_text() for i in range(links.count())] == [
+        "net-agent-big.dc1.example.net", "…ens0f0", "…ens0f1", "…ens1f3"]
+    child = links.nth(1)
+    assert child.get_attribute("title") == "net-agent-big.dc1.example.net-ens0f0"
+    child.focus()
+    assert child.inner_text() == "net-agent-big.dc1.example.net-ens0f0"
+    screenshot(ui, "provider-list-wide-tree-focus")

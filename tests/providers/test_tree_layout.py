@@ -107,3 +107,15 @@ def test_usage_bar_numbers_are_grouped_and_sizes_named():
     assert memory["title"] == "1,536 of 87,539,712 (0.0%) · 1.5 GiB of 83.5 TiB"
     huge = usage_bar("VCPU", 3, 340282346638528859811704183484516925440)   # ratio 3.4e38
     assert huge["label"] == "3 / 3.4e38"
+
+
+def test_siblings_show_what_tells_them_apart():
+    from providers.ui.tree_layout import name_order, short_names
+
+    parent = "net-agent-big.dc1.example.net"
+    assert short_names([f"{parent}-ens0f1", f"{parent}-ens1f3"], parent) == ["…ens0f1", "…ens1f3"]
+    assert short_names([f"{parent}-ens0f1"], parent) == ["…ens0f1"]      # an only child
+    assert short_names(["cn1-numa0", "cn1-numa1"], "cn1") == ["", ""]   # little to leave out
+    assert short_names(["alpha", "beta"], "root") == ["", ""]
+    assert sorted(["ens10f0", "ens2f1", "ens0f1", "ens0f0"], key=name_order) == [
+        "ens0f0", "ens0f1", "ens2f1", "ens10f0"]

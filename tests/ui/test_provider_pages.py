@@ -185,7 +185,7 @@ def test_add_child_link_preselects_the_parent(client, sample):
 def _tree_cell(body, name):
     """The tree connector drawn before a provider's name in the providers table."""
     import re
-    match = re.search(r'<span class="name">(.*?)<a class="pname" href="[^"]*">' + re.escape(name) + "</a>", body)
+    match = re.search(r'<span class="name">(.*?)<a class="pname" href="[^"]*" title="[^"]*">' + re.escape(name) + "</a>", body)
     return match.group(1)
 
 
@@ -207,3 +207,19 @@ def test_breadcrumb_elides_only_what_it_leaves_out(client, sample):
 
 def test_uuids_do_not_wrap(client, sample):
     assert ".mono { white-space:nowrap; }" in text(client.get(reverse("ui:providers")))
+
+
+def test_big_tree_children_sorted_by_name_and_told_apart(client, db):
+    root = make_provider("net-agent-big.dc1.example.net")
+    for port in ("ens1f3", "ens0f1", "ens10f0", "ens0f0", "ens2f1"):   # created unsorted
+        make_provider(f"net-agent-big.dc1.example.net-{port}", parent=root)
+    response = client.get(reverse("ui:providers"))
+    rows = nodes(response)
+    assert [row["node"]["name"].rsplit("-", 1)[-1] for row in rows[1:]] == [
+        "ens0f0", "ens0f1", "ens1f3", "ens2f1", "ens10f0"]
+    assert [row["short"] for row in rows[1:]] == [
+        "…ens0f0", "…ens0f1", "…ens1f3", "…ens2f1", "…ens10f0"]
+    body = text(response)
+    assert ('title="net-agent-big.dc1.example.net-ens0f0" aria-label="net-agent-big.dc1.example.net-'
+            'ens0f0"><span class="short">…ens0f0</span><span class="full">net-agent-big.dc1.example'
+            '.net-ens0f0</span></a>') in body
