@@ -4,15 +4,16 @@ The modules named in MODULES (names within the candidates package; "engine.steps
 candidates/engine/steps.py) are plain Python and stay the only source: Cython compiles
 them unchanged (no annotations) into extension modules under BUILD_DIR, which spend
 fewer instructions on a large answer than the interpreter does.
-scripts/compile-engine (scripts/bootstrap runs it) compiles those whose
-source changed since their last build; it needs Cython and a C compiler, and when either
-is missing it says so in one line and the service runs the plain modules.
+The builds are part of the package: building the wheel compiles them (setup.py), and in a
+checkout scripts/compile-engine (scripts/bootstrap runs it) compiles those whose source
+changed since their last build, both with build() below. It needs Cython and a C
+compiler; when either is missing it says so in one line and the plain modules serve.
 
-install() puts a finder before Python's own: importing one of MODULES loads its compiled
-form only if the SHA-256 of the source it was built from (kept beside it) is that of the
-.py file now, so an edited module is never shadowed by an old build. The setting
-PLACEMENT_COMPILED_ENGINE (placement.conf [django] compiled_engine) = false imports the
-plain modules whatever is built; the CI runs the suite once each way.
+One setting selects the form: with PLACEMENT_COMPILED_ENGINE (placement.conf [django]
+compiled_engine) true, the app's ready() installs a finder before Python's own, which
+loads a module's build only if the SHA-256 of the source it was built from (kept beside
+it) is that of the .py file now, so an edited module is never shadowed by an old build;
+false imports the plain modules whatever is built. The CI runs the suite once each way.
 """
 import contextlib
 import hashlib
@@ -27,7 +28,8 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = PACKAGE_DIR.parent
-BUILD_DIR = PROJECT_DIR / ".venv" / "compiled"
+# Inside the package: the wheel carries its builds, a checkout keeps them (git ignores it).
+BUILD_DIR = PACKAGE_DIR / "_compiled"
 # engine/__init__.py (orchestration, once per request) stays plain: a compiled package
 # __init__ would need a finder of its own for the package's path.
 MODULES = ("candidate_set", "combine", "present", "engine.steps", "engine.batches",
@@ -44,36 +46,32 @@ def source_digest(name):
     return hashlib.sha256((PACKAGE_DIR / f"{_path(name)}.py").read_bytes()).hexdigest()
 
 
-def _built(name):
-    return BUILD_DIR / "candidates" / f"{_path(name)}{SUFFIX}"
+def _built(name, into=None):
+    return (into or BUILD_DIR) / f"{_path(name)}{SUFFIX}"
 
 
-def _stamp(name):
-    return BUILD_DIR / "candidates" / f"{_path(name)}.sha256"
+def _stamp(name, into=None):
+    return (into or BUILD_DIR) / f"{_path(name)}.sha256"
 
 
-def is_current(name):
+def is_current(name, into=None):
     """Is there a build of module `name` made from its source as it is now?"""
     try:
-        return _built(name).exists() and _stamp(name).read_text() == source_digest(name)
+        return (_built(name, into).exists()
+                and _stamp(name, into).read_text() == source_digest(name))
     except OSError:
         return False
 
 
-def _enabled():
-    from django.conf import settings
-    return not settings.configured or getattr(settings, "PLACEMENT_COMPILED_ENGINE", True)
-
-
 class CompiledFinder:
     """Finds the current build of candidates.<one of MODULES>; anything else (or a build
-    that is missing, stale or switched off) is left to Python's own finders."""
+    that is missing or stale) is left to Python's own finders."""
 
     names = {f"candidates.{name}": name for name in MODULES}
 
     def find_spec(self, fullname, path=None, target=None):
         name = self.names.get(fullname)
-        if name is None or not is_current(name) or not _enabled():
+        if name is None or not is_current(name):
             return None
         return importlib.util.spec_from_file_location(fullname, _built(name))
 
@@ -89,10 +87,12 @@ def in_use():
             if getattr(sys.modules.get(f"candidates.{name}"), "__file__", "").endswith(SUFFIX)]
 
 
-def build():
-    """Compile every module of MODULES whose build is not current; return a one-line
-    report. Raises RuntimeError (one line) when Cython or the compiler fails."""
-    stale = [name for name in MODULES if not is_current(name)]
+def build(into=None):
+    """Compile every module of MODULES whose build in `into` (default BUILD_DIR) is not
+    current; return a one-line report. Raises RuntimeError (one line) when Cython or the
+    compiler fails."""
+    into = into or BUILD_DIR
+    stale = [name for name in MODULES if not is_current(name, into)]
     if not stale:
         return f"compiled engine: up to date ({', '.join(MODULES)})"
     try:
@@ -102,8 +102,8 @@ def build():
     except ImportError as exc:
         raise RuntimeError(f"cannot compile the engine ({exc}); plain Python is used") from None
     digests = {name: source_digest(name) for name in stale}
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    temp = Path(tempfile.mkdtemp(prefix="build-", dir=BUILD_DIR))
+    into.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix="build-", dir=into))
     # Relative source paths: tracebacks name candidates/<module>.py, found on sys.path.
     extensions = [Extension(f"candidates.{name}", [f"candidates/{_path(name)}.py"])
                   for name in stale]
@@ -119,13 +119,14 @@ def build():
             command.ensure_finalized()
             command.run()
         for name, digest in digests.items():
-            _built(name).parent.mkdir(parents=True, exist_ok=True)
+            _built(name, into).parent.mkdir(parents=True, exist_ok=True)
             # Moved in as new files, the module before its stamp: a running server keeps
             # the build it loaded, and no process pairs the new stamp with the old build.
-            os.replace(temp / "lib" / "candidates" / f"{_path(name)}{SUFFIX}", _built(name))
+            os.replace(temp / "lib" / "candidates" / f"{_path(name)}{SUFFIX}",
+                       _built(name, into))
             stamp = temp / f"{name}.sha256"
             stamp.write_text(digest)
-            os.replace(stamp, _stamp(name))
+            os.replace(stamp, _stamp(name, into))
     except (Exception, SystemExit) as exc:
         last = (log.getvalue().strip().splitlines() or [str(exc)])[-1]
         raise RuntimeError(f"cannot compile the engine ({last}); plain Python is used") from None

@@ -10,11 +10,9 @@ from candidates import compiled
 
 
 @pytest.fixture
-def build_dir(tmp_path, monkeypatch, settings):
-    settings.PLACEMENT_COMPILED_ENGINE = True   # whichever way the suite runs
+def build_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(compiled, "BUILD_DIR", tmp_path)
-    (tmp_path / "candidates").mkdir()
-    return tmp_path / "candidates"
+    return tmp_path
 
 
 def _fake_build(build_dir, name, digest):
@@ -51,10 +49,21 @@ def test_no_build_and_other_modules_are_left_to_python(build_dir):
     assert compiled.CompiledFinder().find_spec("candidates.views") is None
 
 
-def test_switched_off_the_plain_module_is_imported(build_dir, settings):
-    _fake_build(build_dir, "combine", compiled.source_digest("combine"))
-    settings.PLACEMENT_COMPILED_ENGINE = False
-    assert compiled.CompiledFinder().find_spec("candidates.combine") is None
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_setting_alone_decides_whether_builds_are_looked_for(enabled, settings,
+                                                                 monkeypatch):
+    from django.apps import apps
+
+    monkeypatch.setattr(sys, "meta_path", [finder for finder in sys.meta_path
+                                           if not isinstance(finder, compiled.CompiledFinder)])
+    settings.PLACEMENT_COMPILED_ENGINE = enabled
+    apps.get_app_config("candidates").ready()
+    installed = [f for f in sys.meta_path if isinstance(f, compiled.CompiledFinder)]
+    assert len(installed) == (1 if enabled else 0)
+
+
+def test_the_builds_live_in_the_package_not_in_a_virtual_environment():
+    assert compiled.BUILD_DIR == compiled.PACKAGE_DIR / "_compiled"
 
 
 def test_build_compiles_a_module_that_is_then_imported(tmp_path):
@@ -73,6 +82,7 @@ def test_build_compiles_a_module_that_is_then_imported(tmp_path):
         compiled.BUILD_DIR = Path({str(tmp_path)!r}) / "build"
         compiled.MODULES = ("combine",)
         compiled.CompiledFinder.names = {{"candidates.combine": "combine"}}
+        compiled.install()
         print(compiled.build())
         print(compiled.build())
         first = os.stat(compiled._built("combine")).st_ino
@@ -112,5 +122,5 @@ def test_build_compiles_a_module_that_is_then_imported(tmp_path):
         "True False",
         "compiled engine: built engine.tiny",
         "42 True",
-        "['candidates']",   # the build's temporary directory is gone
+        f"['combine{compiled.SUFFIX}', 'combine.sha256', 'engine']",  # no temporary left
     ]
