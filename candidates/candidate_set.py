@@ -165,12 +165,26 @@ def in_aggregates(aggregates, member_of):
     return meets_every(member_of, aggregates)
 
 
-def root_filter(required, forbidden, facts):
-    """root_required as a predicate on anchor ids (§4.1 "Root filter")."""
-    if not required and not forbidden:
-        return lambda root: True
+def root_filter(required, forbidden, facts, member_of=(), forbidden_aggregates=frozenset()):
+    """root_required (trait ids) and the root_member_of extension (ANDed any-of sets of
+    aggregate ids, forbidden aggregate ids) as a predicate on anchor ids (§4.1 "Root
+    filter"): only the anchor's own traits and aggregates count."""
     each = [frozenset([t]) for t in required]
-    return lambda root: has_traits(facts.traits_of(root), each, forbidden)
+    traits_ok = None
+    if required or forbidden:
+        def traits_ok(root):
+            return has_traits(facts.traits_of(root), each, forbidden)
+    if not member_of and not forbidden_aggregates:
+        return traits_ok or (lambda root: True)
+    aggregates = facts.aggregates
+
+    def aggregates_ok(root):
+        held = aggregates.get(root, frozenset())
+        return (in_aggregates(held, member_of)
+                and (not forbidden_aggregates or forbidden_aggregates.isdisjoint(held)))
+    if traits_ok is None:
+        return aggregates_ok
+    return lambda root: traits_ok(root) and aggregates_ok(root)
 
 
 def holding_any(sets_by_rp, ids):

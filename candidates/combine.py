@@ -2,7 +2,8 @@
 
 Pure code. For every anchor that has partial candidates in every group, the
 Cartesian product of the groups' partials is walked lazily in a fixed
-order, and a combination is kept iff group_policy=isolate holds, every
+order, and a combination is kept iff isolation holds (group_policy=isolate, or the
+`isolate` extension: the listed groups on distinct providers), every
 same_subtree constraint holds and the consolidated amounts still fit. The
 caller stops consuming the generator once it has enough candidates, so
 `limit` bounds the work.
@@ -39,14 +40,15 @@ def same_subtree_ok(providers, position):
                for top in distinct)
 
 
-def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_same_tree=False,
+def candidates(groups, partials, facts, isolate=(), same_subtree=(), drop_same_tree=False,
                breadth_first=False):
     """Yield candidates anchor by anchor (ascending anchor id), or, breadth_first, one
     from each anchor in turn (allocation_candidates_generation_strategy).
 
     groups: the compiled groups (candidate_set.Group), in request order;
     partials: one {anchor: [Partial]} per group; facts: candidate_set.Facts;
-    same_subtree: tuples of suffixes; drop_same_tree: below 1.29, drop
+    isolate: the suffixes of the groups whose providers must be pairwise distinct
+    (group_policy=isolate: every suffixed group); same_subtree: tuples of suffixes; drop_same_tree: below 1.29, drop
     candidates allocating from two providers of one tree.
     """
     if len(groups) == 1 and not drop_same_tree and not breadth_first:
@@ -61,7 +63,7 @@ def candidates(groups, partials, facts, isolate=False, same_subtree=(), drop_sam
     return chain.from_iterable(streams)
 
 
-def anchor_streams(groups, partials, facts, isolate=False, same_subtree=(),
+def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
                    drop_same_tree=False, rejected=None):
     """[(anchor, iterator of its candidates)] in ascending anchor order, for every anchor
     with partial candidates in every group (arguments as for candidates()).
@@ -107,7 +109,7 @@ def _round_robin(streams):
 
 
 # Why judge() refuses a combination (§4.4), the first element of its problem tuple:
-# (ISOLATE, i, j, rp): suffixed groups i and j (indexes into groups) both picked rp;
+# (ISOLATE, i, j, rp): isolated groups i and j (indexes into groups) both picked rp;
 # (SAME_SUBTREE, k, providers): the providers of same_subtree constraint k (index) are
 #   not all below one of them;
 # (CONSOLIDATED, (rp, rc), amount, rule): the summed amount no longer fits (rule:
@@ -117,7 +119,7 @@ ISOLATE, SAME_SUBTREE, CONSOLIDATED, SAME_TREE = (
     "isolate", "same_subtree", "consolidated", "same_tree")
 
 
-def judge_for(groups, facts, isolate=False, same_subtree=(), drop_same_tree=False):
+def judge_for(groups, facts, isolate=(), same_subtree=(), drop_same_tree=False):
     """The rules of §4.4 for one request as judge(combination) -> (allocations, None)
     when the combination (one Partial per group, in group order) is kept, with its
     allocations summed per (provider, class) in canonical form; else (None, problem) (see
@@ -134,9 +136,9 @@ def judge_for(groups, facts, isolate=False, same_subtree=(), drop_same_tree=Fals
         return judge_one
 
     suffixes = [group.suffix for group in groups]
-    suffixed = [i for i, group in enumerate(groups) if group.suffixed]
+    isolated = [i for i, suffix in enumerate(suffixes) if suffix in isolate]
     constraints = [[suffixes.index(s) for s in constraint] for constraint in same_subtree]
-    check_isolate = isolate and len(suffixed) > 1
+    check_isolate = len(isolated) > 1
     pairs = [(k, c) for k, c in enumerate(constraints) if len(c) == 2]
     larger = [(k, c) for k, c in enumerate(constraints) if len(c) != 2]
     position = facts.position
@@ -144,9 +146,9 @@ def judge_for(groups, facts, isolate=False, same_subtree=(), drop_same_tree=Fals
 
     def judge(combo):
         if check_isolate:
-            picked = [combo[i].providers[0] for i in suffixed]
+            picked = [combo[i].providers[0] for i in isolated]
             if len(set(picked)) != len(picked):
-                return None, _isolate_problem(picked, suffixed)
+                return None, _isolate_problem(picked, isolated)
         for k, (i, j) in pairs:
             a, b = combo[i].providers[0], combo[j].providers[0]
             if a != b and not in_one_subtree(position, a, b):
@@ -182,10 +184,10 @@ def in_one_subtree(position, a, b):
                                  or (lft_b <= lft_a and rght_a <= rght_b))
 
 
-def _isolate_problem(picked, suffixed):
-    """(ISOLATE, i, j, rp) for the first two suffixed groups that picked one provider."""
+def _isolate_problem(picked, isolated):
+    """(ISOLATE, i, j, rp) for the first two isolated groups that picked one provider."""
     first = {}
-    for index, rp in zip(suffixed, picked):
+    for index, rp in zip(isolated, picked):
         if rp in first:
             return ISOLATE, first[rp], index, rp
         first[rp] = index

@@ -2,9 +2,14 @@
 from django import forms
 
 from candidates.explain import MAX_PER_PAGE
+from candidates.options import extensions
+from placement_site.api import microversion
 
-# Microversions at which GET /allocation_candidates exists (1.10+).
-CANDIDATE_VERSIONS = [f"1.{minor}" for minor in range(39, 9, -1)]
+
+def candidate_versions():
+    """Microversions at which GET /allocation_candidates exists (1.10+), latest first:
+    up to 1.40 when an opt-in extension is on."""
+    return [f"1.{minor}" for minor in range(microversion.latest().minor, 9, -1)]
 
 
 class CandidatesForm(forms.Form):
@@ -13,8 +18,14 @@ class CandidatesForm(forms.Form):
         widget=forms.TextInput(attrs={"size": 100, "class": "mono",
                                       "placeholder": "resources=VCPU:1,MEMORY_MB:512"
                                                      "&required=HW_CPU_X86_AVX2"}))
-    version = forms.ChoiceField(label="Microversion", initial=CANDIDATE_VERSIONS[0],
-                                choices=[(v, v) for v in CANDIDATE_VERSIONS])
+    version = forms.ChoiceField(label="Microversion")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        offered = candidate_versions()
+        self.fields["version"].choices = [(v, v) for v in offered]
+        self.fields["version"].initial = offered[0]
+        self.extensions = sorted(extensions())
 
     def clean_q(self):
         """Accept a bare query string, '?query' or a pasted URL/path ending in one."""

@@ -1,7 +1,8 @@
 """The [placement] options that steer candidate generation, read from settings in one place.
 
 Both GET /allocation_candidates and the UI's candidates page pass these to
-engine.find_candidates, so the page answers what the API would.
+engine.find_candidates (and the extensions to request.parse_request), so the page
+answers what the API would.
 """
 from django.conf import settings
 
@@ -14,3 +15,9 @@ def engine_options():
         "breadth_first": (settings.PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY
                           == "breadth-first"),
     }
+
+
+def extensions():
+    """The names of the opt-in extensions that are on ([placement] extensions), for
+    request.parse_request (docs/clients/extensions.md)."""
+    return settings.PLACEMENT_EXTENSIONS

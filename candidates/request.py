@@ -14,7 +14,9 @@ Validation follows allocation-candidates.md §3 in its order: the query
 schema (§3.2), request-wide parameters (§3.3), group parameters (§3.4), group
 consistency (§3.5). Names are not resolved here (§3.6 happens in the engine,
 lazily). Value grammars for ``resources``, ``required`` and ``member_of``
-come from providers.query_params (shared with GET /resource_providers).
+come from providers.query_params (shared with GET /resource_providers). The opt-in extensions
+(docs/clients/extensions.md) add `root_member_of` and `isolate` at EXTENSIONS (1.40),
+each only when named in `extensions`.
 """
 import re
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from placement_site.api.microversion import (
     CANDIDATES_MEMBER_OF,
     CANDIDATES_REQUIRED,
     DICT_ALLOCATIONS,
+    EXTENSIONS,
     FORBIDDEN_TRAITS,
     GRANULAR_GROUPS,
     MAPPINGS,
@@ -58,6 +61,7 @@ STRING_SUFFIX = GROUP_SUFFIX_REGEX
 _KEY_RE = re.compile(r"^(resources|required|member_of|in_tree)(.*)$")
 LIMIT_PATTERN = "^[1-9][0-9]*$"
 GROUP_POLICIES = ["none", "isolate"]
+ROOT_MEMBER_OF, ISOLATE = "root_member_of", "isolate"   # the opt-in extensions
 QUERY_PREFIX = "Invalid query string parameters: "
 
 
@@ -93,10 +97,12 @@ class CandidateQuery:
     """What the engine evaluates; knows nothing of microversions."""
 
     groups: tuple
-    isolate: bool = False
+    isolate: tuple = ()               # suffixes of the groups kept on distinct providers
+    isolate_parameter: bool = False   # isolate came from `isolate`, not group_policy
     limit: int = None
     root_required: frozenset = frozenset()
     root_forbidden: frozenset = frozenset()
+    root_member_of: AggregateQuery = field(default_factory=AggregateQuery)
     same_subtree: tuple = ()          # tuple of tuples of suffixes
     nested_aware: bool = True         # NESTED_CANDIDATES: several providers of one tree
 
@@ -129,8 +135,9 @@ class ParsedRequest:
 # --- §3.2 schema -------------------------------------------------------------------
 
 
-def query_schema(version):
-    """The JSON schema of the query string (last value of each key) at `version`."""
+def query_schema(version, extensions=frozenset()):
+    """The JSON schema of the query string (last value of each key) at `version`, with
+    the opt-in `extensions` that are on."""
     if version < GRANULAR_GROUPS:
         properties = {"resources": {"type": "string"}}
         if version >= CANDIDATES_LIMIT:
@@ -153,6 +160,10 @@ def query_schema(version):
         properties["root_required"] = {"type": "string"}
     if version >= SAME_SUBTREE:
         properties["same_subtree"] = {"type": "string"}
+    if version >= EXTENSIONS:
+        for name in (ROOT_MEMBER_OF, ISOLATE):
+            if name in extensions:
+                properties[name] = {"type": "string"}
     return {
         "type": "object",
         "properties": properties,
@@ -162,9 +173,9 @@ def query_schema(version):
 
 
 @lru_cache(maxsize=None)
-def _query_schema(version_key):
+def _query_schema(version_key, extensions):
     """One query schema object per microversion (jsonschemas keeps its validator)."""
-    return query_schema(Version(*version_key))
+    return query_schema(Version(*version_key), extensions)
 
 
 _FIRST_VALUE_SCHEMA = {
@@ -221,21 +232,37 @@ def parse_root_required(values):
     return traits
 
 
+def _suffix_list(value, param):
+    """One occurrence of a list of suffixes (same_subtree, isolate): its distinct elements,
+    stripped, in order; an empty one would name the unsuffixed group: refused."""
+    suffixes = []
+    for element in value.split(","):
+        element = element.strip()
+        if not element:
+            raise InvalidCandidatesQuery(
+                f"Empty string (unsuffixed group) can not be specified in `{param}` ",
+                code=errors.QUERYPARAM_BAD_VALUE)
+        if element not in suffixes:
+            suffixes.append(element)
+    return tuple(suffixes)
+
+
 def parse_same_subtree(values):
     """Each occurrence is one constraint: a tuple of distinct suffixes."""
-    constraints = []
+    return tuple(_suffix_list(value, "same_subtree") for value in values)
+
+
+def parse_isolate(values, group_policy):
+    """`isolate` (extension): the union of its occurrences' suffixes, in order of first
+    appearance; never beside group_policy, which it replaces."""
+    suffixes = []
     for value in values:
-        suffixes = []
-        for element in value.split(","):
-            element = element.strip()
-            if not element:
-                raise InvalidCandidatesQuery(
-                    "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
-                    code=errors.QUERYPARAM_BAD_VALUE)
-            if element not in suffixes:
-                suffixes.append(element)
-        constraints.append(tuple(suffixes))
-    return tuple(constraints)
+        suffixes.extend(s for s in _suffix_list(value, ISOLATE) if s not in suffixes)
+    if values and group_policy is not None:
+        raise InvalidCandidatesQuery("The `isolate` and `group_policy` parameters can not "
+                                     "be specified together.",
+                                     code=errors.QUERYPARAM_BAD_VALUE)
+    return tuple(suffixes)
 
 
 # --- §3.4 group parameters -----------------------------------------------------------
@@ -282,7 +309,7 @@ def _orphaned(groups, param, attribute):
                      if g.resourceless and getattr(g, attribute))
 
 
-def _check_groups(groups, same_subtree, group_policy, version):
+def _check_groups(groups, same_subtree, group_policy, version, isolate=()):
     if version >= SAME_SUBTREE:
         if all(group.resourceless for group in groups):
             raise InvalidCandidatesQuery(
@@ -299,6 +326,11 @@ def _check_groups(groups, same_subtree, group_policy, version):
         if unknown:
             raise InvalidCandidatesQuery(
                 f"Real suffixes should be specified in `same_subtree`: {unknown} not found "
+                f"in {known}.", code=errors.QUERYPARAM_BAD_VALUE)
+        unknown = [s for s in isolate if s not in known]
+        if unknown:
+            raise InvalidCandidatesQuery(
+                f"Real suffixes should be specified in `isolate`: {unknown} not found "
                 f"in {known}.", code=errors.QUERYPARAM_BAD_VALUE)
     else:
         orphans = _orphaned(groups, "required", "required_sets")
@@ -327,7 +359,7 @@ def _check_groups(groups, same_subtree, group_policy, version):
         raise InvalidCandidatesQuery(
             "Conflicting required and forbidden traits found in the following "
             "traits keys: " + ", ".join(conflicts))
-    if group_policy is None and sum(1 for g in groups if g.suffixed) > 1:
+    if group_policy is None and not isolate and sum(1 for g in groups if g.suffixed) > 1:
         raise InvalidCandidatesQuery(
             'The "group_policy" parameter is required when specifying more '
             'than one "resources{N}" parameter.')
@@ -337,22 +369,24 @@ def _check_groups(groups, same_subtree, group_policy, version):
 
 
 @lru_cache(maxsize=256)
-def parse_query_string(query_string, version):
+def parse_query_string(query_string, version, extensions=frozenset()):
     """parse_request() of a WSGI QUERY_STRING (its bytes as latin-1, PEP 3333; decoded as
     Django decodes request.GET), remembered: a scheduler asks the same few queries (one
     per flavor) over and over, and a ParsedRequest is immutable. A refused query raises
     each time (nothing is remembered of it)."""
-    return parse_request(QueryDict(query_string.encode("iso-8859-1")), version)
+    return parse_request(QueryDict(query_string.encode("iso-8859-1")), version, extensions)
 
 
-def parse_request(query, version):
+def parse_request(query, version, extensions=frozenset()):
     """Validate and parse the query string of GET /allocation_candidates.
+
+    extensions: the names of the opt-in extensions that are on (candidates.options).
 
     Raises InvalidCandidatesQuery (with Placement's message and code) on the first problem,
     in allocation-candidates.md §3 order.
     """
     lists = _lists(query)
-    validate(_query_schema((version.major, version.minor)),
+    validate(_query_schema((version.major, version.minor), extensions),
              {key: values[-1] for key, values in lists.items()})
     limit, group_policy = _first_values(lists)
     root = TraitQuery()
@@ -361,14 +395,22 @@ def parse_request(query, version):
     same_subtree = ()
     if version >= SAME_SUBTREE:
         same_subtree = parse_same_subtree(lists.get("same_subtree", []))
+    # past the schema, these keys are there only when their extension is on at 1.40
+    root_member_of = parse_member_of(lists.get(ROOT_MEMBER_OF, []), version,
+                                     key=ROOT_MEMBER_OF)
+    isolate = parse_isolate(lists.get(ISOLATE, []), group_policy)
     groups = _parse_groups(lists, version)
-    _check_groups(groups, same_subtree, group_policy, version)
+    _check_groups(groups, same_subtree, group_policy, version, isolate)
+    if group_policy == "isolate":
+        isolate = tuple(g.suffix for g in groups if g.suffixed)
     candidate_query = CandidateQuery(
         groups=tuple(groups),
-        isolate=group_policy == "isolate",
+        isolate=isolate,
+        isolate_parameter=ISOLATE in lists,
         limit=limit,
         root_required=root.required,
         root_forbidden=root.forbidden,
+        root_member_of=root_member_of,
         same_subtree=same_subtree,
         nested_aware=version >= NESTED_CANDIDATES,
     )

@@ -29,6 +29,9 @@ def resolve(query):
     """Look up every name `query` (a CandidateQuery) mentions."""
     class_names, trait_names, aggregate_uuids, tree_uuids = set(), set(), set(), set()
     trait_names |= query.root_required | query.root_forbidden
+    for clause in query.root_member_of.any_of:
+        aggregate_uuids |= clause
+    aggregate_uuids |= query.root_member_of.forbidden
     for group in query.groups:
         class_names.update(name for name, _ in group.resources)
         trait_names |= group.traits.names()

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET
 
 from candidates import engine, explain, present
 from candidates.forms import CandidatesForm, WhyNotForm
-from candidates.options import engine_options
+from candidates.options import engine_options, extensions
 from candidates.request import parse_request
 from placement_site.api.errors import error_body
 from placement_site.api.exceptions import domain_error_status
@@ -80,7 +80,7 @@ def run_query(query_string, version, page=None):
     if page is not None:
         window = ((page - 1) * PER_PAGE, page * PER_PAGE)
     try:
-        parsed = parse_request(QueryDict(query_string), version)
+        parsed = parse_request(QueryDict(query_string), version, extensions())
         view = parsed.view
         options = dict(whole_trees=view.tree_summaries, all_classes=view.all_classes,
                        with_traits=view.traits, **engine_options())
@@ -213,7 +213,7 @@ def explain_query(query_string, version, *, page=1, per_page=None, tree=None):
     """
     version = Version.parse(version)
     try:
-        parsed = parse_request(QueryDict(query_string), version)
+        parsed = parse_request(QueryDict(query_string), version, extensions())
         return explain.explain(parsed.query, page=page or 1,
                                per_page=per_page or explain.PER_PAGE, tree=tree,
                                max_candidates=engine_options()["max_candidates"]), None

@@ -95,6 +95,12 @@ OPTIONS = {
                    help="Project of consumers written before microversion 1.8."),
         cfg.StrOpt("incomplete_consumer_user_id", default=ZERO_UUID,
                    help="User of consumers written before microversion 1.8."),
+        cfg.ListOpt("extensions", default=[],
+                    item_type=cfg.types.String(choices=["root_member_of", "isolate"]),
+                    help="Beyond Placement: parameters of GET /allocation_candidates that "
+                         "Placement never shipped, served at microversion 1.40 "
+                         "(docs/clients/extensions.md). Empty (the default): the API is "
+                         "exactly Placement 1.39 and 1.40 does not exist."),
         cfg.IntOpt("change_log_retention_days", default=90, min=0,
                    help="Days the change log keeps an entry (who changed a provider, "
                         "consumer, class or trait, before -> after); older entries are "
@@ -173,6 +179,7 @@ ENVIRONMENT = {
     "PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID": ("placement", "incomplete_consumer_project_id"),
     "PLACEMENT_INCOMPLETE_CONSUMER_USER_ID": ("placement", "incomplete_consumer_user_id"),
     "PLACEMENT_CHANGE_LOG_RETENTION_DAYS": ("placement", "change_log_retention_days"),
+    "PLACEMENT_EXTENSIONS": ("placement", "extensions"),
     "SECRET_KEY": ("django", "secret_key"),
     "DEBUG": ("django", "debug"),
     "ALLOWED_HOSTS": ("django", "allowed_hosts"),

@@ -210,6 +210,8 @@ PLACEMENT_ALLOCATION_CONFLICT_RETRY_COUNT = CONF.placement.allocation_conflict_r
 PLACEMENT_CHANGE_LOG_RETENTION_DAYS = CONF.placement.change_log_retention_days
 PLACEMENT_RANDOMIZE_ALLOCATION_CANDIDATES = CONF.placement.randomize_allocation_candidates
 PLACEMENT_MAX_ALLOCATION_CANDIDATES = CONF.placement.max_allocation_candidates
+# the opt-in extensions on (empty: the API is exactly Placement 1.39)
+PLACEMENT_EXTENSIONS = frozenset(CONF.placement.extensions)
 # depth-first: each anchor's candidates in turn; breadth-first: one per anchor in turn,
 # so that max_allocation_candidates spreads over more trees.
 PLACEMENT_ALLOCATION_CANDIDATES_GENERATION_STRATEGY = (

@@ -3,8 +3,8 @@
 
 The query schema is the one the parser validates with (candidates/request.py).
 """
+from candidates.options import extensions
 from candidates.request import query_schema
-from placement_site.api.microversion import MAX as LATEST
 from placement_site.api.openapi_parts import COUNT, NAME, UUID, mapping, obj, operation
 
 RESPONSE_SCHEMAS = {
@@ -25,7 +25,8 @@ RESPONSE_SCHEMAS = {
 OPERATIONS = {
     ("/allocation_candidates", "get"): operation(
         "Allocation candidates for a request", {200: "AllocationCandidates"},
-        query=query_schema(LATEST)),
+        # the extensions that are on add their parameters at 1.40
+        query=lambda latest: query_schema(latest, extensions())),
 }
 
 CREATES = ()

@@ -4,7 +4,7 @@ import time
 from django.http import HttpResponse
 
 from candidates import engine, present
-from candidates.options import engine_options
+from candidates.options import engine_options, extensions
 from candidates.request import parse_query_string
 from placement_site.api.renderers import FastJSONRenderer
 from placement_site.api.microversion import ALLOCATION_CANDIDATES
@@ -19,7 +19,8 @@ class AllocationCandidateViewSet(PlacementViewSet):
     def list(self, request):
         started = time.perf_counter()
         # check_query_decodes (the endpoint's query=True) has refused what is not UTF-8
-        parsed = parse_query_string(request.META.get("QUERY_STRING", ""), request.version)
+        parsed = parse_query_string(request.META.get("QUERY_STRING", ""), request.version,
+                                    extensions())
         view = parsed.view
         # building thousands of small objects, none in a cycle (placement_site.ops.collector)
         with collector.paused():

@@ -39,7 +39,8 @@ of the page must be looked for in the candidates of trees outside the page).
         "more": false,               # ... true: at least that many (counting stopped)
         "shared_with": [{"uuid": "...", "name": "cn2"}],   # other trees whose candidates
                                      # use this tree's sharing providers (when looked for)
-        "reasons": [reason, ...],    # tree-wide: root_required, root_forbidden, in_tree,
+        "reasons": [reason, ...],    # tree-wide: root_required, root_forbidden,
+                                     # root_member_of, root_forbidden_aggregate, in_tree,
                                      # no_provider, missing_trait, forbidden_aggregate,
                                      # resourceless_unfiltered, isolate, same_subtree,
                                      # capacity / max_unit (summed amounts), same_tree,

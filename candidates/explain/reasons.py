@@ -27,9 +27,11 @@ FORBIDDEN_AGGREGATE = "forbidden_aggregate"
 IN_TREE = "in_tree"                      # the tree is outside the group's in_tree tree
 ROOT_REQUIRED = "root_required"          # the root lacks a root_required trait
 ROOT_FORBIDDEN = "root_forbidden"        # the root has a root_required !trait
+ROOT_MEMBER_OF = "root_member_of"        # the root is in no aggregate of a root_member_of
+ROOT_FORBIDDEN_AGGREGATE = "root_forbidden_aggregate"   # ... in a root_member_of=!agg
 NO_PROVIDER = "no_provider"              # unsuffixed group: no provider can supply a class
 RESOURCELESS_UNFILTERED = "resourceless_unfiltered"   # Quirk Q5
-ISOLATE = "isolate"                      # group_policy=isolate
+ISOLATE = "isolate"                      # group_policy=isolate or the isolate extension
 SAME_SUBTREE = "same_subtree"
 SAME_TREE = "same_tree"                  # below 1.29: two providers of one tree
 SHARING_ONLY = "sharing_only"            # candidates only from other trees' sharing providers
@@ -134,6 +136,20 @@ def root_has_forbidden(traits):
                   traits=sorted(traits))
 
 
+def root_not_in_aggregates(any_of):
+    """The root is in no aggregate of one root_member_of clause (extension)."""
+    value = next(iter(any_of)) if len(any_of) == 1 else "in:" + ",".join(sorted(any_of))
+    return reason(ROOT_MEMBER_OF, f"root is in no aggregate of root_member_of={value}",
+                  aggregates=sorted(any_of))
+
+
+def root_in_forbidden_aggregates(aggregates):
+    word = "aggregate" if len(aggregates) == 1 else "aggregates"
+    return reason(ROOT_FORBIDDEN_AGGREGATE,
+                  f"root is in forbidden {word} {_names(aggregates)}",
+                  aggregates=sorted(aggregates))
+
+
 def no_provider(group, rc_name, requested, with_inventory):
     """No provider of the tree (nor a sharing provider) can supply rc_name:requested to
     the unsuffixed group; with_inventory: how many have inventory of the class."""
@@ -168,8 +184,9 @@ def resourceless_unfiltered(group):
                   "provider (in_tree is ignored for it)", group)
 
 
-def isolate(suffix_a, suffix_b, provider):
-    return reason(ISOLATE, f"group_policy=isolate: {group_name(suffix_a)} and "
+def isolate(suffix_a, suffix_b, provider, rule="group_policy=isolate"):
+    """rule: the parameter that isolates the groups (group_policy=isolate, or isolate)."""
+    return reason(ISOLATE, f"{rule}: {group_name(suffix_a)} and "
                            f"{group_name(suffix_b)} would share provider {provider}",
                   groups=[suffix_a, suffix_b], provider=provider)
 

@@ -21,6 +21,7 @@ def explain_tree(page, out):
             out.reasons.append(reasons.root_lacks(lacking))
         if bad:
             out.reasons.append(reasons.root_has_forbidden(bad))
+        _root_aggregates(page, out)
         return
     failing = [i for i, per_anchor in enumerate(page.partials) if root not in per_anchor]
     for index in failing:
@@ -40,6 +41,22 @@ def explain_tree(page, out):
         out.reasons.append(reasons.sharing_only({page.name(rp) for rp in out.sharing_used}))
         return
     _combinations(page, out)
+
+def _root_aggregates(page, out):
+    """Why the root fails root_member_of (extension): a clause none of whose aggregates
+    it is in, forbidden aggregates it is in (named as the request names them)."""
+    asked = page.query.root_member_of
+    if not asked.any_of and not asked.forbidden:
+        return
+    held = page.facts.aggregates.get(out.root, set())
+    known = page.evaluation.names.aggregates
+    for clause in asked.any_of:
+        if not any(known.get(uuid) in held for uuid in clause):
+            out.reasons.append(reasons.root_not_in_aggregates(clause))
+    bad = {uuid for uuid in asked.forbidden if known.get(uuid) in held}
+    if bad:
+        out.reasons.append(reasons.root_in_forbidden_aggregates(bad))
+
 
 def explain_providers(page, out):
     """A tree that fits: only why some of its providers take no part in a group."""
@@ -219,7 +236,8 @@ def _problem(page, problem):
     kind, groups, name = problem[0], page.groups, page.name
     if kind == combine.ISOLATE:
         _, i, j, rp = problem
-        return reasons.isolate(groups[i].suffix, groups[j].suffix, name(rp))
+        rule = "isolate" if page.query.isolate_parameter else "group_policy=isolate"
+        return reasons.isolate(groups[i].suffix, groups[j].suffix, name(rp), rule)
     if kind == combine.SAME_SUBTREE:
         _, k, providers = problem
         return reasons.same_subtree(page.query.same_subtree[k], [name(rp) for rp in providers])

@@ -1,7 +1,8 @@
 """Microversion negotiation: the OpenStack-API-Version header (http.md §4)."""
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 
 import microversion_parse
+from django.conf import settings
 from rest_framework.versioning import BaseVersioning
 
 SERVICE_TYPE = "placement"
@@ -47,6 +48,10 @@ SAME_SUBTREE = (1, 36)               # ...?same_subtree=, resourceless groups
 REPARENT = (1, 37)                   # PUT /resource_providers/{uuid} may change the parent
 CONSUMER_TYPES = (1, 38)             # consumer_type
 ANY_OF_TRAITS = (1, 39)              # required=in:T1,T2, repeated required
+
+# Beyond Placement, served only when [placement] extensions names one (else the maximum
+# stays Placement's 1.39): root_member_of, isolate (docs/clients/extensions.md).
+EXTENSIONS = (1, 40)
 
 MIN_VERSION = (1, 0)
 MAX_VERSION = ANY_OF_TRAITS
@@ -99,9 +104,24 @@ class Version:
 
 
 MIN = Version(*MIN_VERSION)
-MAX = Version(*MAX_VERSION)
-# every version served, earliest first, as microversion-parse wants them
-VERSIONS = [str(Version(MIN.major, minor)) for minor in range(MIN.minor, MAX.minor + 1)]
+MAX = Version(*MAX_VERSION)     # Placement's maximum
+EXTENDED = Version(*EXTENSIONS)
+
+
+def latest():
+    """The highest version served (what `latest` means): EXTENDED when an extension is
+    on, else Placement's MAX."""
+    return EXTENDED if settings.PLACEMENT_EXTENSIONS else MAX
+
+
+@lru_cache(maxsize=2)
+def versions(highest=MAX):
+    """Every version served up to `highest`, earliest first, as microversion-parse
+    wants them."""
+    return [str(Version(MIN.major, minor)) for minor in range(MIN.minor, highest.minor + 1)]
+
+
+VERSIONS = versions()   # Placement's
 
 
 class InvalidVersion(Exception):
@@ -109,7 +129,7 @@ class InvalidVersion(Exception):
 
 
 class UnacceptableVersion(Exception):
-    """The header names a version outside MIN..MAX (406)."""
+    """The header names a version outside MIN..latest() (406)."""
 
 
 def negotiate(header_value):
@@ -118,11 +138,11 @@ def negotiate(header_value):
 
     microversion-parse gives Placement's exact rules (http.md §4.1): the last
     `placement <version>` item wins, no entry means the minimum, `latest` the maximum,
-    `major.minor` is parsed as two integers and must be one of VERSIONS.
+    `major.minor` is parsed as two integers and must be one of versions(latest()).
     """
     try:
         found = microversion_parse.extract_version(
-            {HEADER: header_value or ""}, SERVICE_TYPE, VERSIONS)
+            {HEADER: header_value or ""}, SERVICE_TYPE, versions(latest()))
     except TypeError as exc:     # not two integers
         raise InvalidVersion(str(exc))
     except ValueError as exc:    # outside VERSIONS

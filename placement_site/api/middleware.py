@@ -297,7 +297,7 @@ class MicroversionMiddleware:
         except microversion.UnacceptableVersion as exc:
             return errors.error_response(
                 request, 406, f"Invalid microversion: {exc}",
-                extra={"max_version": str(microversion.MAX),
+                extra={"max_version": str(microversion.latest()),
                        "min_version": str(microversion.MIN)},
             )
         response = self.get_response(request)

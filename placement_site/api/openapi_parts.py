@@ -33,7 +33,9 @@ def ref(name):
 
 def operation(summary, responses, body=None, query=None):
     """One operation. responses: {status: response schema name or None (no body)};
-    body / query: the JSON schemas the view validates the request body / query with."""
+    body / query: the JSON schemas the view validates the request body / query with
+    (query: or a function of the latest microversion, for a schema the opt-in
+    extensions change)."""
     return {"summary": summary, "responses": responses, "body": body, "query": query}
 
 

@@ -11,7 +11,7 @@ class RootViewSet(PlacementViewSet):
     def retrieve(self, request):
         document = {"versions": [{
             "id": "v1.0",
-            "max_version": str(microversion.MAX),
+            "max_version": str(microversion.latest()),
             "min_version": str(microversion.MIN),
             "status": "CURRENT",
             "links": [{"rel": "self", "href": ""}],

@@ -1,4 +1,5 @@
-"""The OpenAPI 3.1 document of the Placement API at the latest microversion.
+"""The OpenAPI 3.1 document of the Placement API at the latest microversion
+(microversion.latest(): 1.40 when an opt-in extension is on, docs/clients/extensions.md).
 
 Roof: it reads every app's description of its operations (<app>/api/schemas.py:
 OPERATIONS, RESPONSE_SCHEMAS, CREATES, written with placement_site/api/openapi_parts.py)
@@ -13,6 +14,7 @@ import json
 import re
 from functools import lru_cache
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -23,7 +25,7 @@ from placement_site.api.openapi_parts import LINKS, UUID, obj, operation, ref
 from placement_site.ops.logs import REQUEST_ID
 from providers.api import schemas as providers_schemas
 
-LATEST = microversion.MAX
+LATEST = microversion.MAX   # Placement's; the document says microversion.latest()
 APPS = (providers_schemas, allocations_schemas, candidates_schemas)
 
 # The answers of the API plumbing itself: the versions document and the error bodies.
@@ -77,16 +79,20 @@ PATH_PARAMETERS = {
 # Every operation takes the microversion header. The document describes the answers
 # at LATEST, so its schema names only the values that ask for them; the other
 # microversions are accepted as Placement accepts them (and answered as they were).
-VERSION_HEADER = {
-    "name": "OpenStack-API-Version", "in": "header", "required": False,
-    "schema": {"type": "string", "enum": [f"placement {LATEST}", "placement latest"]},
-    "description": (
-        f"Placement's microversion: `placement {LATEST}` or `placement latest` for the "
-        f"answers described here. `placement {microversion.MIN}` to `placement {LATEST}` "
-        f"are accepted (earlier ones answer as those microversions did); without the "
-        f"header the request is answered at {microversion.MIN}; an unknown version is "
-        "a 406, a malformed one a 400."),
-}
+def version_header(latest):
+    return {
+        "name": "OpenStack-API-Version", "in": "header", "required": False,
+        "schema": {"type": "string", "enum": [f"placement {latest}", "placement latest"]},
+        "description": (
+            f"Placement's microversion: `placement {latest}` or `placement latest` for the "
+            f"answers described here. `placement {microversion.MIN}` to `placement "
+            f"{latest}` are accepted (earlier ones answer as those microversions did); "
+            f"without the header the request is answered at {microversion.MIN}; an "
+            "unknown version is a 406, a malformed one a 400."),
+    }
+
+
+VERSION_HEADER = version_header(LATEST)   # with the extensions off
 
 # "^resources(...)?$" in a query schema's patternProperties: the parameter `resources`
 # and its suffixed forms (resources1, resources_NET ...), which OpenAPI cannot name.
@@ -174,7 +180,7 @@ def _add_links(paths):
                 }
 
 
-def _operation(path, method, operation):
+def _operation(path, method, operation, latest):
     document = {
         "operationId": _operation_id(path, method),
         "summary": operation["summary"],
@@ -183,9 +189,12 @@ def _operation(path, method, operation):
     parameters = [{"name": name, "in": "path", "required": True,
                    "schema": PATH_PARAMETERS[name]}
                   for name in re.findall(r"{(\w+)}", path)]
-    if operation["query"] is not None:
-        parameters += _query_parameters(operation["query"])
-    document["parameters"] = parameters + [VERSION_HEADER]
+    query = operation["query"]
+    if callable(query):
+        query = query(latest)
+    if query is not None:
+        parameters += _query_parameters(query)
+    document["parameters"] = parameters + [version_header(latest)]
     if operation["body"] is not None:
         document["requestBody"] = {"required": True, "content": {
             "application/json": {"schema": operation["body"]}}}
@@ -194,26 +203,28 @@ def _operation(path, method, operation):
     return document
 
 
-@lru_cache(maxsize=1)
-def _document_text():
+@lru_cache(maxsize=2)
+def _document_text(latest, extensions):
+    """The document as served, for one setting of the opt-in extensions."""
     return json.dumps(document(), indent=1, sort_keys=False)
 
 
 def document():
     """The OpenAPI 3.1 document (a dict). KeyError if a route has no OPERATIONS entry."""
+    latest = microversion.latest()
     paths = {}
     for path, methods in routes():
-        paths[path] = {method: _operation(path, method, OPERATIONS[(path, method)])
+        paths[path] = {method: _operation(path, method, OPERATIONS[(path, method)], latest)
                        for method in methods}
     _add_links(paths)
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "Placement API",
-            "version": str(LATEST),
+            "version": str(latest),
             "description": (
-                f"OpenStack Placement at microversion {LATEST}. Send "
-                f"`OpenStack-API-Version: placement {LATEST}` (or `latest`) and a token in "
+                f"OpenStack Placement at microversion {latest}. Send "
+                f"`OpenStack-API-Version: placement {latest}` (or `latest`) and a token in "
                 "`X-Auth-Token`. Every 4xx answer carries Placement's error body."),
         },
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
@@ -228,4 +239,5 @@ def document():
 
 
 def openapi_view(request):
-    return HttpResponse(_document_text(), content_type="application/json")
+    return HttpResponse(_document_text(microversion.latest(), settings.PLACEMENT_EXTENSIONS),
+                        content_type="application/json")

@@ -64,9 +64,9 @@ def test_isolate_and_consolidation():
     groups = [Group("1", amounts=((100, 1),)), Group("2", amounts=((100, 1),))]
     p2, p3 = Partial(((2, ((100, 1),)),), (2,)), Partial(((3, ((100, 1),)),), (3,))
     partials = [{1: [p2, p3]}, {1: [p2, p3]}]
-    isolated = list(combine.candidates(groups, partials, facts, isolate=True))
+    isolated = list(combine.candidates(groups, partials, facts, isolate=("1", "2")))
     assert len(isolated) == 2
-    together = list(combine.candidates(groups, partials, facts, isolate=False))
+    together = list(combine.candidates(groups, partials, facts, isolate=()))
     assert len(together) == 4
     assert ((2, ((100, 2),)),) in [c[0] for c in together]
     facts.inventory[(2, 100)] = (1, 2, 0, 1.0, 2)   # 1 used: 1 + 2 > 2

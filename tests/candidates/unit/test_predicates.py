@@ -84,7 +84,7 @@ def test_judge_names_what_a_combination_breaks():
     groups = [Group("A", amounts=((100, 1),)), Group("B", amounts=((100, 1),))]
     at = {rp: Partial(((rp, ((100, 1),)),), (rp,)) for rp in (3, 4)}
 
-    judge = combine.judge_for(groups, facts, isolate=True)
+    judge = combine.judge_for(groups, facts, isolate=("A", "B"))
     assert judge((at[3], at[3])) == (None, (combine.ISOLATE, 0, 1, 3))
     assert judge((at[3], at[4])) == (((3, ((100, 1),)), (4, ((100, 1),))), None)
 
@@ -108,7 +108,7 @@ def test_anchor_streams_report_the_refused_combinations():
                 {1: [Partial(((1, ((100, 1),)),), (1,))]}]
     facts.inventory = {(1, 100): (0, 8, 0, 1.0, 8)}
     refused = []
-    streams = combine.anchor_streams(groups, partials, facts, isolate=True,
+    streams = combine.anchor_streams(groups, partials, facts, isolate=("1", "2"),
                                      rejected=lambda *args: refused.append(args))
     assert [(anchor, list(stream)) for anchor, stream in streams] == [(1, [])]
     assert refused == [(1, (partials[0][1][0], partials[1][1][0]),
