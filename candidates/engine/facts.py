@@ -27,7 +27,7 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_cla
     amounts = {key for group in groups for key in group.amounts}
     trait_ids = set(evaluation.root_required | evaluation.root_forbidden)
     sharing_ids = evaluation.sharing
-    aggregate_ids = set()
+    aggregate_ids = set(evaluation.root_aggregate_ids())
     for group in groups:
         for names_ in group.required:
             trait_ids |= names_

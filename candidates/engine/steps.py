@@ -40,18 +40,38 @@ class Evaluation:
     def root_forbidden(self):
         return frozenset(self.names.traits[t] for t in self.query.root_forbidden)
 
+    @cached_property
+    def root_member_of(self):
+        """root_member_of (extension): positive clauses as sets of aggregate ids (unknown
+        aggregates left out: a clause of unknown ones is empty, no root is in it)."""
+        return _clauses(self.query.root_member_of.any_of, self.names)
+
+    @cached_property
+    def root_forbidden_aggregates(self):
+        known = self.names.aggregates
+        return frozenset(known[a] for a in self.query.root_member_of.forbidden if a in known)
+
+    def root_aggregate_ids(self):
+        """Every aggregate id the root filter asks about."""
+        return frozenset().union(self.root_forbidden_aggregates, *self.root_member_of)
+
     def root_filter(self, facts):
-        """root_required as a predicate on the anchors `facts` know the traits of."""
-        return candidate_set.root_filter(self.root_required, self.root_forbidden, facts)
+        """root_required and root_member_of as a predicate on the anchors `facts` know
+        the traits and aggregates of."""
+        return candidate_set.root_filter(self.root_required, self.root_forbidden, facts,
+                                         self.root_member_of, self.root_forbidden_aggregates)
 
     @cached_property
     def whole_root_filter(self):
-        """root_required as a predicate on every root of the database."""
+        """root_required and root_member_of as a predicate on every root of the database."""
         everything = Scope.everything()
         facts = candidate_set.Facts(holds_root=everything.holds_root)
         trait_ids = self.root_required | self.root_forbidden
         if trait_ids:
             add_rows(facts.traits, trait_sql.provider_traits(trait_ids, everything))
+        aggregate_ids = self.root_aggregate_ids()
+        if aggregate_ids:
+            add_rows(facts.aggregates, agg_sql.provider_aggregates(aggregate_ids, everything))
         return self.root_filter(facts)
 
     @property
@@ -90,8 +110,13 @@ def _compile(group, names):
 
 def _member_of_clauses(group, names):
     """Positive member_of clauses as sets of aggregate ids (unknown aggregates left out)."""
+    return _clauses(group.aggregates.any_of, names)
+
+
+def _clauses(any_of, names):
+    """Clauses of aggregate uuids as sets of aggregate ids (unknown aggregates left out)."""
     return tuple(frozenset(names.aggregates[a] for a in clause if a in names.aggregates)
-                 for clause in group.aggregates.any_of)
+                 for clause in any_of)
 
 
 def _unknown_traits(trait_names, names):
@@ -123,13 +148,18 @@ def root_traits_known(evaluation, group=None):
 
 
 def some_root_passes(evaluation, group=None):
-    """§3.6 step 1: some root provider satisfies root_required."""
+    """§3.6 step 1: some root provider satisfies root_required (and root_member_of, the
+    extension: the same root filter)."""
     query = evaluation.query
-    if not (query.root_required or query.root_forbidden):
+    asked = [name for name, given in (
+        ("root_required", query.root_required or query.root_forbidden),
+        ("root_member_of", query.root_member_of.any_of or query.root_member_of.forbidden))
+        if given]
+    if not asked:
         return None
     root_ok = evaluation.whole_root_filter
     if not any(root_ok(root) for root in trees.root_ids()):
-        return "no root provider satisfies root_required"
+        return f"no root provider satisfies {' and '.join(asked)}"
     return None
 
 
@@ -197,7 +227,8 @@ def has_partials(evaluation, group):
 
 REQUEST_STEPS = (
     Step("root_required traits exist", root_traits_known, costly=False),
-    Step("a root provider satisfies root_required", some_root_passes, costly=True),
+    Step("a root provider satisfies root_required (and root_member_of)", some_root_passes,
+         costly=True),
 )
 GROUP_STEPS = (
     Step("resource classes exist", classes_known, costly=False),
