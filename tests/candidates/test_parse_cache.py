@@ -14,9 +14,9 @@ def parses(monkeypatch):
     seen = []
     original = candidate_request.parse_request
 
-    def counting(query, version):
+    def counting(query, version, extensions=frozenset()):
         seen.append(query.urlencode())
-        return original(query, version)
+        return original(query, version, extensions)
 
     monkeypatch.setattr(candidate_request, "parse_request", counting)
     yield seen
