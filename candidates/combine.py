@@ -48,7 +48,8 @@ def candidates(groups, partials, facts, isolate=(), same_subtree=(), drop_same_t
     groups: the compiled groups (candidate_set.Group), in request order;
     partials: one {anchor: [Partial]} per group; facts: candidate_set.Facts;
     isolate: the suffixes of the groups whose providers must be pairwise distinct
-    (group_policy=isolate: every suffixed group); same_subtree: tuples of suffixes; drop_same_tree: below 1.29, drop
+    (group_policy=isolate: every suffixed group); same_subtree: tuples of suffixes;
+    drop_same_tree: below 1.29, drop
     candidates allocating from two providers of one tree.
     """
     if len(groups) == 1 and not drop_same_tree and not breadth_first:

@@ -13,8 +13,8 @@ order) and the request's microversion and returns a ParsedRequest
 Validation follows allocation-candidates.md §3 in its order: the query
 schema (§3.2), request-wide parameters (§3.3), group parameters (§3.4), group
 consistency (§3.5). Names are not resolved here (§3.6 happens in the engine,
-lazily). Value grammars for ``resources``, ``required`` and ``member_of``
-come from providers.query_params (shared with GET /resource_providers). The opt-in extensions
+lazily). Value grammars for ``resources``, ``required`` and ``member_of`` come from
+providers.query_params (shared with GET /resource_providers). The opt-in extensions
 (docs/clients/extensions.md) add `root_member_of` and `isolate` at EXTENSIONS (1.40),
 each only when named in `extensions`.
 """

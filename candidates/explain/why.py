@@ -45,15 +45,13 @@ def explain_tree(page, out):
 def _root_aggregates(page, out):
     """Why the root fails root_member_of (extension): a clause none of whose aggregates
     it is in, forbidden aggregates it is in (named as the request names them)."""
-    asked = page.query.root_member_of
-    if not asked.any_of and not asked.forbidden:
-        return
+    asked, evaluation = page.query.root_member_of, page.evaluation
     held = page.facts.aggregates.get(out.root, set())
-    known = page.evaluation.names.aggregates
-    for clause in asked.any_of:
-        if not any(known.get(uuid) in held for uuid in clause):
+    # the clauses as the root filter has them (ids), in the request's order
+    for clause, ids in zip(asked.any_of, evaluation.root_member_of):
+        if not candidate_set.in_aggregates(held, (ids,)):
             out.reasons.append(reasons.root_not_in_aggregates(clause))
-    bad = {uuid for uuid in asked.forbidden if known.get(uuid) in held}
+    bad = {page.aggregate_uuid[i] for i in evaluation.root_forbidden_aggregates & held}
     if bad:
         out.reasons.append(reasons.root_in_forbidden_aggregates(bad))
 
