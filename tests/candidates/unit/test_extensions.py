@@ -7,7 +7,7 @@ from candidates.candidate_set import Facts, Group, Partial
 from candidates.request import parse_request
 from placement_site.api.microversion import Version
 from placement_site import domain_errors as errors
-from providers.exceptions import InvalidQuery
+from placement_site.domain_errors import InvalidInput
 
 BOTH = frozenset({"root_member_of", "isolate"})
 AZ1 = "a0000000-0000-0000-0000-0000000000a1"
@@ -25,7 +25,7 @@ def parse(query, version="1.40", extensions=BOTH):
 
 
 def refused(query, **kw):
-    with pytest.raises(InvalidQuery) as caught:
+    with pytest.raises(InvalidInput) as caught:
         parse(query, **kw)
     return caught.value
 
