@@ -17,6 +17,10 @@ class UsageFilterForm(forms.Form):
                                     help_text=f'A type name, or "{UNKNOWN_CONSUMER_TYPE}" for '
                                               "consumers without a type.")
     group_by = forms.ChoiceField(choices=GROUP_BY, required=False, initial="type")
+    # "consumers" or a resource class name, "-" first for smallest first (the table's
+    # header links set it; an unknown column leaves the rows by group)
+    sort = forms.CharField(required=False, max_length=MAX_NAME_LENGTH + 1,
+                           widget=forms.HiddenInput)
 
     def cleaned_filters(self):
         """Allocation filters for the submitted values ({} for an unbound form)."""
@@ -45,6 +49,7 @@ class ConsumerFilterForm(UsageFilterForm):
 
     q = forms.CharField(required=False, max_length=36, label="UUID contains")
     group_by = None
+    sort = None
 
 
 class MoveAllocationForm(forms.Form):

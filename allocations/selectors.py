@@ -2,9 +2,9 @@
 from dataclasses import dataclass
 
 from django.db.models import (
-    Count, F, FloatField, Sum, Value,
+    Count, F, FloatField, Q, Sum, Value,
 )
-from django.db.models.functions import Cast, NullIf
+from django.db.models.functions import Cast, Coalesce, NullIf
 
 from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, ConsumerType
 from providers.models import ChangeRecord, Inventory, ResourceProvider
@@ -162,21 +162,50 @@ def allocation_counts():
     return {"consumers": Consumer.objects.count(), "allocations": Allocation.objects.count()}
 
 
-def usages_grouped(*, group_by, filters):
-    """Usage sums of the allocations matching `filters`, grouped by consumer fields.
-
-    group_by: Allocation lookups (e.g. "consumer__project__external_id");
-    filters: Allocation filter kwargs, or None for no allocation at all.
-    Returns ({key tuple: consumer count}, {key tuple: {rc name: used}}); two queries.
-    """
+def _allocations_matching(filters):
     allocations = Allocation.objects.order_by()
-    allocations = allocations.filter(**filters) if filters is not None else allocations.none()
-    counts = {tuple(r[k] for k in group_by): r["n"] for r in
-              allocations.values(*group_by).annotate(n=Count("consumer_id", distinct=True))}
-    sums = {}
-    for r in allocations.values(*group_by, "resource_class__name").annotate(used=Sum("used")):
-        sums.setdefault(tuple(r[k] for k in group_by), {})[r["resource_class__name"]] = r["used"]
-    return counts, sums
+    return allocations.filter(**filters) if filters is not None else allocations.none()
+
+
+def usage_classes(*, filters):
+    """[(id, name)] of the resource classes held by the allocations matching `filters`
+    (Allocation filter kwargs, None for none at all), by name; one query."""
+    return list(_allocations_matching(filters).values_list(
+        "resource_class_id", "resource_class__name").distinct().order_by("resource_class__name"))
+
+
+def usages_grouped(*, group_by, filters, class_ids, sort=None):
+    """Usage sums of the allocations matching `filters`, one row per group of consumers.
+
+    group_by: Allocation lookups (e.g. "consumer__project__external_id"); filters:
+    Allocation filter kwargs, or None for no allocation at all; class_ids: the
+    resource classes to sum, in column order; sort: None (by the group values, a
+    missing one first), or (column, descending) with column "consumers" or an index
+    into class_ids, ties by the group values.
+    Returns a lazy queryset (slice it for a page; count() counts the groups) of tuples
+    (*group values, consumers, *sums), a sum 0 where the group holds none.
+    """
+    sums = {f"rc_{i}": Coalesce(Sum("used", filter=Q(resource_class_id=rc_id)), 0)
+            for i, rc_id in enumerate(class_ids)}
+    rows = (_allocations_matching(filters).values(*group_by)
+            .annotate(consumers=Count("consumer_id", distinct=True), **sums))
+    by_group = [F(key).asc(nulls_first=True) for key in group_by]
+    order = by_group
+    if sort is not None:
+        column, descending = sort
+        name = "consumers" if column == "consumers" else f"rc_{column}"
+        order = [F(name).desc() if descending else F(name).asc(), *by_group]
+    return rows.order_by(*order).values_list(*group_by, "consumers", *sums)
+
+
+def usages_total(*, filters, class_ids):
+    """(consumers, [sum per class of class_ids]) over every allocation matching
+    `filters`; one query."""
+    total = _allocations_matching(filters).aggregate(
+        consumers=Count("consumer_id", distinct=True),
+        **{f"rc_{i}": Coalesce(Sum("used", filter=Q(resource_class_id=rc_id)), 0)
+           for i, rc_id in enumerate(class_ids)})
+    return total["consumers"], [total[f"rc_{i}"] for i in range(len(class_ids))]
 
 
 def consumer_type_names():

@@ -15,6 +15,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from allocations import selectors, services, status_checks
@@ -57,58 +58,121 @@ HEADERS = {"project": ["Project"], "user": ["Project", "User"],
            "type": ["Project", "User", "Consumer type"]}
 
 
-def _usage_table(params):
-    """The usages page's filter form and table for the query `params`; two queries.
+USAGE_ROWS_PER_PAGE = 50
 
-    Returns (form, headers, classes, table): headers name the grouping columns,
-    classes the resource class columns, and each table row has `cells` (the
-    grouping values), `consumers` and `amounts` (per class, "" for none).
+
+class UsageTable:
+    """The usages page's filter form and table for the query `params`.
+
+    headers name the grouping columns, classes the resource class columns; rows
+    (a lazy sequence to page through, by the form's `sort`) are tuples
+    (*group values, consumers, *sums); total() is (consumers, [sum per class])
+    over every group. Reading it costs a fixed number of queries.
     """
-    form = UsageFilterForm(params or None)
-    valid = form.is_valid() if form.is_bound else True
-    group_by = (form.cleaned_data.get("group_by") if form.is_bound and valid else None) or "type"
-    # an invalid filter shows its errors, not unfiltered totals
-    counts, sums = selectors.usages_grouped(
-        group_by=GROUPINGS[group_by], filters=form.cleaned_filters() if valid else None)
-    classes = sorted({rc for amounts in sums.values() for rc in amounts})
-    table = []
-    for key in sorted(counts.keys() | sums.keys(),
-                      key=lambda k: tuple("" if v is None else v for v in k)):
-        cells = list(key)
-        if group_by == "type" and cells[2] is None:
+
+    def __init__(self, params):
+        form = self.form = UsageFilterForm(params or None)
+        self.valid = form.is_valid() if form.is_bound else True
+        data = form.cleaned_data if form.is_bound and self.valid else {}
+        self.group_by = data.get("group_by") or "type"
+        self.headers = HEADERS[self.group_by]
+        # an invalid filter shows its errors, not unfiltered totals
+        self.filters = form.cleaned_filters() if self.valid else None
+        found = selectors.usage_classes(filters=self.filters)
+        self.class_ids = [rc_id for rc_id, _ in found]
+        self.classes = [name for _, name in found]
+        self.sort = data.get("sort") or ""
+        self.rows = selectors.usages_grouped(
+            group_by=GROUPINGS[self.group_by], filters=self.filters,
+            class_ids=self.class_ids, sort=self._sort())
+
+    def _sort(self):
+        """The selector's sort for the form's: "consumers" or a class name, largest
+        first, "-" first for smallest first; anything else sorts by group."""
+        column = self.sort.removeprefix("-")
+        descending = not self.sort.startswith("-")
+        if column == "consumers":
+            return ("consumers", descending)
+        if column in self.classes:
+            return (self.classes.index(column), descending)
+        return None
+
+    def total(self):
+        return selectors.usages_total(filters=self.filters, class_ids=self.class_ids)
+
+    def cells(self, row):
+        """A row's group values, an untyped group's type shown as "unknown"."""
+        cells = list(row[:len(self.headers)])
+        if self.group_by == "type" and cells[2] is None:
             cells[2] = UNKNOWN_CONSUMER_TYPE
-        amounts = sums.get(key, {})
-        table.append({"cells": cells, "consumers": counts.get(key, 0),
-                      "amounts": [amounts.get(rc, "") for rc in classes],
-                      "consumers_query": _consumers_query(form if valid else None, cells)})
-    return form, HEADERS[group_by], classes, table
+        return cells
+
+    def amounts(self, row):
+        """A row's sums per class, "" where the group holds none."""
+        return [amount or "" for amount in row[len(self.headers) + 1:]]
+
+
+def _thousands(amount):
+    """An amount as the page shows it: 1,234,567 ("" stays "")."""
+    return f"{amount:,}" if isinstance(amount, int) else amount
+
+
+def _sort_links(params, classes):
+    """{column: (query string sorting by it, arrow shown)} for the table headers: a
+    column sorts largest first, a second click smallest first."""
+    current = params.get("sort", "")
+    kept = [(k, v) for k, v in params.items() if k not in ("sort", "page") and v]
+    links = {}
+    for column in ["consumers", *classes]:
+        flip = current == column
+        links[column] = (urlencode(kept + [("sort", "-" + column if flip else column)]),
+                         "▼" if current == column else "▲" if current == "-" + column else "")
+    return links
 
 
 @staff_member_required
 @require_GET
 def usages(request):
-    """Totals of used resources per project (/user /consumer type); two queries."""
-    form, headers, classes, table = _usage_table(request.GET)
+    """Totals of used resources per project (/user /consumer type), a page of groups at a
+    time, sortable, with the totals of every group; a fixed number of queries."""
+    usage = UsageTable(request.GET)
+    page = Paginator(usage.rows, USAGE_ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    valid = usage.form if usage.form.is_bound and usage.valid else None
+    table = []
+    for row in page.object_list:
+        cells, amounts = usage.cells(row), usage.amounts(row)
+        table.append({"cells": cells, "consumers": row[len(cells)], "amounts": amounts,
+                      "shown": [_thousands(amount) for amount in amounts],
+                      "consumers_query": _consumers_query(valid, cells)})
+    totals = None
+    if table:
+        consumers, amounts = usage.total()
+        totals = {"groups": page.paginator.count, "consumers": consumers, "amounts": amounts,
+                  "shown": [_thousands(amount) for amount in amounts]}
+    links = _sort_links(request.GET, usage.classes)
+    kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
     return render(request, "ui/usages.html", {
-        "form": form, "headers": headers, "classes": classes, "table": table,
-        "csv_query": request.GET.urlencode(),
+        "form": usage.form, "headers": usage.headers, "classes": usage.classes,
+        "table": table, "totals": totals, "page": page, "page_query": urlencode(kept),
+        "columns": [(rc, *links[rc]) for rc in usage.classes],
+        "consumers_sort": links["consumers"], "consumers_url": reverse("ui:consumers"),
     })
 
 
 @staff_member_required
 @require_GET
 def usages_csv(request):
-    """The usages table as the page shows it (same filters and grouping), as CSV.
-
-    An invalid filter gives the header row only, as the page shows no totals.
-    """
-    _, headers, classes, table = _usage_table(request.GET)
+    """The usages table as the page shows it (same filters, grouping and order, every
+    page), as CSV. An invalid filter gives the header row only, as the page shows no
+    totals."""
+    usage = UsageTable(request.GET)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="usages.csv"'
     writer = csv.writer(response)
-    writer.writerow([*headers, "Consumers", *classes])
-    for row in table:
-        writer.writerow([*map(_csv_text, row["cells"]), row["consumers"], *row["amounts"]])
+    writer.writerow([*usage.headers, "Consumers", *usage.classes])
+    for row in usage.rows:
+        cells = usage.cells(row)
+        writer.writerow([*map(_csv_text, cells), row[len(cells)], *usage.amounts(row)])
     return response
 
 
