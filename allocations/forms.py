@@ -66,12 +66,32 @@ class MoveAllocationForm(forms.Form):
     consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     target = forms.CharField(max_length=60, error_messages={
         "required": "Choose the provider to move the allocation to."})
+    unrelated_ok = forms.BooleanField(required=False, label="move to another tree")
 
     def clean_target(self):
         rp_uuid, _, generation = self.cleaned_data["target"].rpartition(":")
         if not rp_uuid or not generation.isdigit():
             raise forms.ValidationError("Choose the provider to move the allocation to.")
         return rp_uuid, int(generation)
+
+
+class MoveTargetSearchForm(forms.Form):
+    """The move picker's query: the allocation (provider uuid and class) and a search."""
+
+    provider = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    resource_class = forms.CharField(max_length=MAX_NAME_LENGTH, widget=forms.HiddenInput)
+    q = forms.CharField(required=False, max_length=200, label="Provider name contains")
+
+
+class RemoveAllocationForm(forms.Form):
+    """Remove one allocation (a class on a provider), checked against the consumer's and
+    the provider's generations the page was rendered with; confirm: the second step."""
+
+    provider = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    provider_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    resource_class = forms.CharField(max_length=MAX_NAME_LENGTH, widget=forms.HiddenInput)
+    consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
 
 class RemoveAllocationsForm(forms.Form):

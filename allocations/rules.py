@@ -66,6 +66,25 @@ def exceeds_capacity(new_usage, previous_usage, limits):
     return new_usage > limits.capacity and new_usage > previous_usage
 
 
+def move_refusal(amount, held, used, limits):
+    """Why moving `amount` onto an inventory would be refused, or None if it fits.
+
+    held: what the consumer already holds of the class there (the move adds to it);
+    used: the inventory's usage now. The same tests as check_write_set's, for one
+    record, so a target the move page offers is one the write accepts (barring a
+    concurrent change). Returns (kind, message): kind "constraints" or "capacity".
+    """
+    total = held + amount
+    if violates_constraints(total, limits):
+        return ("constraints", f"{total} breaks min_unit {limits.min_unit}, max_unit "
+                               f"{limits.max_unit}, step_size {limits.step_size}")
+    if exceeds_capacity(used + amount, used, limits):
+        free = max(int(limits.capacity) - used, 0)
+        return ("capacity", f"needs {amount:,}, free {free:,} (capacity "
+                            f"{int(limits.capacity):,}, used {used:,})")
+    return None
+
+
 def check_write_set(records, inventories, current_usage, own_usage):
     """Raise the first capacity/constraint violation of the write set, or return None.
 

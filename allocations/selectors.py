@@ -7,8 +7,9 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, NullIf
 
 from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, ConsumerType
-from providers.models import ChangeRecord, Inventory, ResourceProvider
+from providers.models import ChangeRecord, Inventory, ProviderAggregate, ResourceProvider
 from providers.querysets import capacity_expression, with_usage
+from providers.rules.names import SHARING_TRAIT
 
 
 @dataclass
@@ -214,9 +215,6 @@ def consumer_type_names():
 
 # --- the operator UI's consumer pages ----------------------------------------------
 
-MOVE_TARGETS_PER_CLASS = 100
-
-
 def consumer_get(*, uuid):
     """The Consumer with its project, user and type loaded, or None."""
     return (Consumer.objects.select_related("project", "user", "consumer_type")
@@ -236,25 +234,36 @@ def consumer_allocation_rows(*, consumer_id):
                 .order_by("provider__name", "resource_class__name"))
 
 
-def move_targets(*, resource_class_ids, limit=MOVE_TARGETS_PER_CLASS):
-    """Providers an allocation of each class could move to: those with inventory of it.
+def move_target_rows(*, resource_class_id, exclude_provider_id):
+    """Every inventory of the class but the source provider's, as tuples
+    (provider id, uuid, name, generation, root id, total, reserved, allocation_ratio,
+    min_unit, max_unit, step_size, used), by provider name; one query."""
+    return list(with_usage(Inventory.objects.filter(resource_class_id=resource_class_id)
+                           .exclude(provider_id=exclude_provider_id))
+                .order_by("provider__name")
+                .values_list("provider_id", "provider__uuid", "provider__name",
+                             "provider__generation", "provider__root_id", "total", "reserved",
+                             "allocation_ratio", "min_unit", "max_unit", "step_size", "used"))
 
-    Returns {resource class id: ([Inventory with .provider and .used], more)}; at
-    most `limit` per class, by provider name; `more` counts the rest. One query
-    per class (a consumer holds a handful) plus one count where the limit is hit.
-    """
-    targets = {}
-    for rc_id in sorted(set(resource_class_ids)):
-        inventories = (with_usage(Inventory.objects.filter(resource_class_id=rc_id))
-                       .select_related("provider", "resource_class")
-                       .order_by("provider__name"))
-        found = list(inventories[:limit + 1])
-        more = 0
-        if len(found) > limit:
-            found = found[:limit]
-            more = inventories.count() - limit
-        targets[rc_id] = (found, more)
-    return targets
+
+def sharing_relatives(*, root_ids):
+    """Ids of the providers linked to the trees `root_ids` by sharing: the sharing
+    providers (MISC_SHARES_VIA_AGGREGATE) in an aggregate with a provider of those
+    trees, and the providers in an aggregate with a sharing provider of those trees
+    (whose trees that provider serves); two queries."""
+    in_trees = ProviderAggregate.objects.filter(provider__root_id__in=root_ids)
+    serving = set(ProviderAggregate.objects.filter(
+        aggregate_id__in=in_trees.values("aggregate_id"),
+        provider__traits__name=SHARING_TRAIT).values_list("provider_id", flat=True))
+    served = set(ProviderAggregate.objects.filter(
+        aggregate_id__in=in_trees.filter(provider__traits__name=SHARING_TRAIT)
+        .values("aggregate_id")).values_list("provider_id", flat=True))
+    return serving | served
+
+
+def provider_names(*, ids):
+    """{id: name}; one query."""
+    return dict(ResourceProvider.objects.filter(id__in=ids).values_list("id", "name"))
 
 
 def consumer_list(*, filters, query=""):

@@ -341,6 +341,35 @@ def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
     return amount
 
 
+def allocation_remove(*, consumer_uuid, resource_class, provider_uuid, consumer_generation,
+                      provider_generation):
+    """Remove one of a consumer's allocations (one class on one provider), keeping the
+    others; the consumer goes with its last one, as with an empty PUT.
+
+    One allocations_replace() of the consumer's remaining set, checked against the
+    consumer and provider generations the caller saw. Returns the amount removed.
+    Raises ConsumerAllocationsNotFound, AllocationNotHeld, ConsumerGenerationConflict,
+    ProviderGenerationMismatch, AllocationWriteConflict.
+    """
+    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
+    if not current.allocations:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    wanted = {rp_uuid: dict(entry["resources"])
+              for rp_uuid, entry in current.allocations.items()}
+    amount = wanted.get(provider_uuid, {}).pop(resource_class, None)
+    if amount is None:
+        raise exceptions.AllocationNotHeld(consumer_uuid, provider_uuid, resource_class)
+    if not wanted[provider_uuid]:
+        del wanted[provider_uuid]
+    allocations_replace(
+        consumers=[ConsumerAllocations(
+            consumer_uuid=consumer_uuid, project_id=current.project_id,
+            user_id=current.user_id, allocations=wanted, consumer_type=None,
+            generation=consumer_generation)],
+        provider_generations={provider_uuid: provider_generation})
+    return amount
+
+
 def consumer_allocations_remove(*, consumer_uuid, generation):
     """Remove all of a consumer's allocations (and the consumer), generation-checked.
 

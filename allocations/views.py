@@ -1,36 +1,25 @@
-"""Allocation pages of the operator UI: the dashboard, the usages table (and its CSV),
-the status page (placement_status's health checks) and consumers.
+"""Allocation pages of the operator UI: the dashboard, the usages table (and its CSV)
+and the status page (placement_status's health checks); the consumer pages are in
+allocations.consumer_views.
 
 Reads go through allocations.selectors; the usage bars are the provider
 pages' (providers.ui.tree_layout.usage_row), so a bar means the same everywhere.
-The consumer page's writes (move one allocation, remove all) each call one
-service with the generations the page was rendered with, so a concurrent
-change shows up as a conflict message; refusals name providers by name.
 """
 import csv
 from urllib.parse import urlencode
 
-from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpResponse
+from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
-from allocations import selectors, services, status_checks
-from allocations.forms import (
-    ConsumerFilterForm, MoveAllocationForm, RemoveAllocationsForm, UsageFilterForm,
-)
+from allocations import selectors, status_checks
+from allocations.forms import UsageFilterForm
 from allocations.models import UNKNOWN_CONSUMER_TYPE
-from placement_site.domain_errors import SERVICE_ERRORS, error_message, is_concurrent_update
-from placement_site.uuids import UUIDS_IN_TEXT
-from providers.ui.change_log import change_log_section
-from providers.models import ChangeRecord, ResourceProvider
-from providers.rules import reported_capacity
+from providers.models import ResourceProvider
 from providers.ui.tree_layout import usage_row
-
-CONSUMERS_PER_PAGE = 50
 
 TOP_USAGE_ROWS = 10
 
@@ -209,134 +198,3 @@ def _consumers_query(form, cells):
                   ("project", "user", "consumer_type")}
     values.update(zip(("project", "user", "consumer_type"), cells))
     return urlencode({name: value for name, value in values.items() if value})
-
-
-# --------------------------------------------------------------------------
-# Consumers
-# --------------------------------------------------------------------------
-
-@staff_member_required
-@require_GET
-def consumer_list(request):
-    """Consumers by project / user / type (the usages filters) or uuid; paginated."""
-    form = ConsumerFilterForm(request.GET or None)
-    valid = form.is_valid() if form.is_bound else True
-    consumers = selectors.consumer_list(
-        filters=form.cleaned_filters(),
-        query=form.cleaned_data.get("q", "") if form.is_bound and valid else "")
-    if not valid:
-        consumers = consumers.none()
-    page = Paginator(consumers, CONSUMERS_PER_PAGE).get_page(request.GET.get("page"))
-    holdings = selectors.consumer_holdings(consumer_ids=[c.id for c in page.object_list])
-    kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
-    return render(request, "ui/consumers.html", {
-        "form": form, "page": page, "page_query": urlencode(kept),
-        "rows": [{"consumer": c, "holdings": holdings.get(c.id, [])} for c in page.object_list],
-    })
-
-
-@staff_member_required
-@require_GET
-def consumer_detail(request, uuid):
-    return _render_consumer(request, uuid)
-
-
-def _render_consumer(request, uuid, *, bound_form=None, confirm_remove=None, status=200):
-    """The consumer page: its allocations across providers, move and remove forms, and
-    its change log. A consumer that no longer exists but has a history shows that."""
-    consumer = selectors.consumer_get(uuid=uuid)
-    log = change_log_section(request, kind=ChangeRecord.KIND_CONSUMER, entity=uuid)
-    if consumer is None and not log["recorded"]:
-        raise Http404(f"No consumer with uuid {uuid}")
-    rows = selectors.consumer_allocation_rows(consumer_id=consumer.id) if consumer else []
-    targets = selectors.move_targets(resource_class_ids=[a.resource_class_id for a in rows])
-    allocations = []
-    for allocation in rows:
-        inventories, more = targets[allocation.resource_class_id]
-        options = [(f"{inv.provider.uuid}:{inv.provider.generation}", _target_label(inv))
-                   for inv in inventories if inv.provider_id != allocation.provider_id]
-        allocations.append({"allocation": allocation, "targets": options, "more": more})
-    return render(request, "ui/consumer.html", {
-        "uuid": uuid,
-        "consumer": consumer,
-        "allocations": allocations,
-        "providers": len({a.provider_id for a in rows}),
-        "bound_form": bound_form,
-        "confirm_remove": confirm_remove,
-        "log": log,
-    }, status=status)
-
-
-def _target_label(inventory):
-    capacity = reported_capacity(inventory.total, inventory.reserved,
-                                 inventory.allocation_ratio)
-    return (f"{inventory.provider.name} — {inventory.resource_class.name} "
-            f"{inventory.used} / {capacity} used")
-
-
-def _named(message):
-    """The service's message with the provider uuids in it replaced by the names."""
-    uuids = set(UUIDS_IN_TEXT.findall(message))
-    names = dict(ResourceProvider.objects.filter(uuid__in=uuids).values_list("uuid", "name"))
-    for rp_uuid, name in names.items():
-        message = message.replace(rp_uuid, name)
-    return message
-
-
-def _refused(request, uuid, exc, what):
-    """Show a service's refusal of a consumer page write, then reload the page."""
-    text = _named(error_message(exc))
-    if is_concurrent_update(exc):
-        messages.error(request, (
-            f"Not {what}: consumer {uuid} or one of its providers was changed by someone "
-            f"else since this page was loaded ({text}). The page now shows the current "
-            "state; please review and try again."))
-    else:
-        messages.error(request, f"Not {what}: {text}")
-    if not selectors.consumer_known(uuid=uuid):  # its page would be a 404
-        return redirect("ui:consumers")
-    return redirect("ui:consumer", uuid=uuid)
-
-
-@staff_member_required
-@require_POST
-def consumer_move(request, uuid):
-    """Move one allocation to another provider: services.allocation_move, checked
-    against the generations of the consumer and both providers shown on the page."""
-    form = MoveAllocationForm(request.POST)
-    if not form.is_valid():
-        return _render_consumer(request, uuid, bound_form=form, status=400)
-    data = form.cleaned_data
-    target_uuid, target_generation = data["target"]
-    try:
-        amount = services.allocation_move(
-            consumer_uuid=uuid, resource_class=data["resource_class"],
-            source_uuid=data["source"], target_uuid=target_uuid,
-            consumer_generation=data["consumer_generation"],
-            source_generation=data["source_generation"], target_generation=target_generation)
-    except SERVICE_ERRORS as exc:
-        return _refused(request, uuid, exc, "moved")
-    messages.success(request, _named(
-        f"Moved {data['resource_class']}={amount} of consumer {uuid} from {data['source']} "
-        f"to {target_uuid}."))
-    return redirect("ui:consumer", uuid=uuid)
-
-
-@staff_member_required
-@require_POST
-def consumer_remove(request, uuid):
-    """Remove all of the consumer's allocations (after a confirmation), checked against
-    the consumer generation shown on the page."""
-    form = RemoveAllocationsForm(request.POST)
-    if not form.is_valid():
-        return _render_consumer(request, uuid, bound_form=form, status=400)
-    generation = form.cleaned_data["consumer_generation"]
-    if not form.cleaned_data["confirm"]:
-        return _render_consumer(request, uuid, confirm_remove=generation)
-    try:
-        services.consumer_allocations_remove(consumer_uuid=uuid, generation=generation)
-    except SERVICE_ERRORS as exc:
-        return _refused(request, uuid, exc, "removed")
-    messages.success(request, f"Removed every allocation of consumer {uuid}; the consumer "
-                              "no longer exists.")
-    return redirect("ui:consumer", uuid=uuid)

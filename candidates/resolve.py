@@ -11,8 +11,7 @@ candidate" is decided by the engine, which follows Placement's lazy order
 from dataclasses import dataclass
 
 from candidates.sql.names import ids_by_name
-
-SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+from providers.rules.names import SHARING_TRAIT
 
 
 @dataclass

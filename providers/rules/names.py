@@ -8,6 +8,8 @@ import re
 from placement_site import jsonschemas
 
 CUSTOM_PREFIX = "CUSTOM_"
+# the trait that makes a provider share its inventory with the trees of its aggregates
+SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 MAX_NAME_LENGTH = 255
 
 # Every resource class, trait and consumer type name has this form.

@@ -7,8 +7,13 @@ import pytest
 
 from tests.bigcloud import build_cloud
 from tests.browser.conftest import screenshot
+from tests.factories import allocate, make_consumer
 
 WIDTHS = (1440, 800)
+# what sticks out of the window (for the failure message)
+WIDEST = """() => [...document.querySelectorAll('body *')]
+  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+  .slice(0, 8).map(e => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)"""
 
 
 @pytest.fixture
@@ -24,7 +29,8 @@ def page_overflow(page):
 def check_widths(page, name):
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
-        assert page_overflow(page) <= 0, f"{name} overflows at {width} px"
+        assert page_overflow(page) <= 0, (f"{name} overflows at {width} px",
+                                          page.evaluate(WIDEST))
         screenshot(page, f"{name}-{width}")
 
 
@@ -48,3 +54,49 @@ def test_usages_at_scale(ui, cloud):
     ui.wait_for_url(re.compile(r"page=2"))
     later = ui.locator("#usages tbody tr").first.locator("td.num").nth(3).inner_text()
     assert int(first.replace(",", "")) >= int(later.replace(",", ""))
+
+
+def test_move_picker_at_scale(ui, cloud):
+    vm = make_consumer(project="big", user="big")
+    host = cloud.hosts[1]
+    allocate(vm, host, MEMORY_MB=65536)
+    allocate(vm, cloud.sharing[0], DISK_GB=500)
+    ui.goto(f"/ui/consumers/{vm.uuid}/")
+    ui.locator('#allocations tr[data-class="MEMORY_MB"] a', has_text="Move…").click()
+    ui.wait_for_url(re.compile(r"/move-to\?"))
+    assert ui.locator("#targets tbody tr").count() == 25
+    assert re.match(r"\d,\d{3} of the \d,\d{3} other providers with MEMORY_MB inventory have "
+                    r"room for 65,536 · 1–25 shown", ui.locator("#target-summary").inner_text())
+    check_widths(ui, "consumer-move-picker")
+
+    # a host every fifth of which is nearly full: searched for, it says why not
+    ui.set_viewport_size({"width": 1440, "height": 900})
+    ui.fill("#target-search input[name=q]", "cmp-0005")
+    ui.click("#target-search button")
+    ui.wait_for_url(re.compile(r"q=cmp-0005"))
+    assert ui.locator("#targets").count() == 0
+    why = ui.locator('#refused-targets tr[data-provider="cmp-0005.dc1.example.net"]')
+    assert "MEMORY_MB: needs 65,536, free" in why.inner_text()
+    screenshot(ui, "consumer-move-picker-why-not")
+
+    # an unrelated tree asks to confirm before the move
+    ui.fill("#target-search input[name=q]", "cmp-2001")
+    ui.click("#target-search button")
+    ui.wait_for_url(re.compile(r"q=cmp-2001"))
+    row = ui.locator('#targets tr[data-provider="cmp-2001.dc1.example.net"]')
+    assert "another tree" in row.inner_text()
+    row.locator("input[name=unrelated_ok]").check()
+    row.locator("button").click()
+    ui.wait_for_url(re.compile(rf"/ui/consumers/{vm.uuid}/$"))
+    assert ui.locator(".messages .success").inner_text() == (
+        f"Moved MEMORY_MB=65536 of consumer {vm.uuid} from {host.name} to "
+        "cmp-2001.dc1.example.net.")
+
+    # and one allocation goes alone
+    disk = ui.locator('#allocations tr[data-class="DISK_GB"]')
+    disk.locator("button", has_text="Remove…").click()
+    ui.wait_for_load_state()
+    disk.locator("button", has_text="Remove it").click()
+    ui.wait_for_url(re.compile(rf"/ui/consumers/{vm.uuid}/$"))
+    assert ui.locator("#allocations tbody tr").count() == 1
+    check_widths(ui, "consumer-page")

@@ -55,10 +55,14 @@ def test_move_an_allocation_and_read_the_change_log(ui, cloud):
     assert "cn1-numa0" in vcpu.inner_text()
     screenshot(ui, "consumer-page")
 
-    # move VCPU from numa0 to numa1
-    vcpu.locator("select[name=target]").select_option(label="cn1-numa1 — VCPU 0 / 8 used")
-    vcpu.locator("button", has_text="Move").click()
-    ui.wait_for_load_state()
+    # move VCPU from numa0 to numa1, picked among the providers with room
+    vcpu.locator("a", has_text="Move…").click()
+    ui.wait_for_url(re.compile(r"/move-to\?"))
+    target = ui.locator('#targets tr[data-provider="cn1-numa1"]')
+    assert target.locator("td.num").all_inner_texts() == ["8", "0 / 8"]
+    screenshot(ui, "consumer-move-picker")
+    target.locator("button", has_text="Move here").click()
+    ui.wait_for_url(re.compile(rf"/ui/consumers/{CONSUMER}/$"))
     assert ui.locator(".messages .success").inner_text() == (
         f"Moved VCPU=4 of consumer {CONSUMER} from cn1-numa0 to cn1-numa1.")
     assert "cn1-numa1" in ui.locator('#allocations tr[data-class="VCPU"]').inner_text()
@@ -102,16 +106,16 @@ def test_move_an_allocation_and_read_the_change_log(ui, cloud):
 def test_a_concurrent_change_shows_a_conflict(ui, cloud):
     api, uuids = cloud
     ui.goto(f"/ui/consumers/{CONSUMER}/")
+    ui.locator('#allocations tr[data-class="VCPU"]').locator("a", has_text="Move…").click()
+    ui.wait_for_url(re.compile(r"/move-to\?"))
     # meanwhile nova resizes the instance
     result = api.put(f"/allocations/{CONSUMER}", {
         "allocations": {uuids["cn1-numa0"]: {"resources": {"VCPU": 2}}},
         "project_id": "tenant-a", "user_id": "alice", "consumer_generation": 1,
         "consumer_type": "INSTANCE"})
     assert result.status == 204, result.body
-    vcpu = ui.locator('#allocations tr[data-class="VCPU"]')
-    vcpu.locator("select[name=target]").select_option(label="cn1-numa1 — VCPU 0 / 8 used")
-    vcpu.locator("button", has_text="Move").click()
-    ui.wait_for_load_state()
+    ui.locator('#targets tr[data-provider="cn1-numa1"] button').click()
+    ui.wait_for_url(re.compile(rf"/ui/consumers/{CONSUMER}/$"))
     error = ui.locator(".messages .error").inner_text()
     assert error.startswith(f"Not moved: consumer {CONSUMER} or one of its providers was "
                             "changed by someone else since this page was loaded")

@@ -12,7 +12,7 @@ from allocations import services
 from allocations.models import Allocation, Consumer
 from providers.models import ChangeRecord, ResourceProvider
 from providers.services import inventories as inventory_services
-from tests.factories import make_provider
+from tests.factories import make_provider, set_inventory
 
 pytestmark = pytest.mark.django_db
 
@@ -69,16 +69,103 @@ def test_consumer_page_shows_all_allocations_and_who_holds_them(client, sample):
     assert response.context["providers"] == 3
 
 
-def test_move_targets_are_other_providers_with_the_class(client, sample):
-    response = client.get(reverse("ui:consumer", args=[sample["vm1"].uuid]))
-    targets = {r["allocation"].resource_class.name: [label for _, label in r["targets"]]
-               for r in response.context["allocations"]}
-    assert targets["VCPU"] == ["cn1-numa1 — VCPU 0 / 8 used", "cn2 — VCPU 2 / 16 used"]
-    assert [label.split(" — ")[0] for label in targets["MEMORY_MB"]] == ["cn2"]
-    assert targets["DISK_GB"] == []
-    assert "no other provider has DISK_GB inventory" in text(response)
-    value = response.context["allocations"][1]["targets"][0][0]
-    assert value == f"{sample['numa1'].uuid}:1"  # its generation: one inventory write
+def picker(client, consumer, provider, rc, **params):
+    return client.get(reverse("ui:consumer-move-target", args=[consumer.uuid]),
+                      {"provider": provider.uuid, "resource_class": rc, **params})
+
+
+def test_move_picker_offers_the_providers_with_room_related_first(client, sample):
+    vm1 = sample["vm1"]
+    page = client.get(reverse("ui:consumer", args=[vm1.uuid]))
+    assert 'href="/ui/consumers/%s/move-to?provider=%s&amp;resource_class=VCPU"' % (
+        vm1.uuid, sample["numa0"].uuid) in text(page)
+
+    response = picker(client, vm1, sample["numa0"], "VCPU")
+    targets = [(t.name, t.free, t.capacity, t.related) for t in response.context["page"]]
+    # cn1-numa1 is in the tree holding the consumer's memory: first, though cn2 has more room
+    assert targets == [("cn1-numa1", 8, 8, True), ("cn2", 14, 16, False)]
+    assert response.context["choice"].related_roots == ["cn1", "shared-disk"]
+    body = text(response)
+    assert f'value="{sample["numa1"].uuid}:1"' in body   # its generation: one inventory write
+    assert body.count('name="unrelated_ok" required') == 1   # cn2's row only
+
+    memory = picker(client, vm1, sample["cn1"], "MEMORY_MB")
+    assert [t.name for t in memory.context["page"]] == ["cn2"]
+    disk = picker(client, vm1, sample["disk"], "DISK_GB")
+    assert list(disk.context["page"]) == [] and disk.context["choice"].with_inventory == 0
+
+
+def test_move_picker_leaves_out_providers_without_room_and_says_why(client, sample):
+    vm1 = sample["vm1"]
+    make_provider("cn3", inventory={"VCPU": 4})
+    make_provider("cn4", inventory={"VCPU": {"total": 64, "max_unit": 4}})
+    response = picker(client, vm1, sample["numa0"], "VCPU")
+    assert [t.name for t in response.context["page"]] == ["cn1-numa1", "cn2"]
+    assert response.context["refused"] == []        # only said for a search
+    searched = picker(client, vm1, sample["numa0"], "VCPU", q="CN")
+    assert [t.name for t in searched.context["page"]] == ["cn1-numa1", "cn2"]
+    why = {t.name: t.refusal[1] for t in searched.context["refused"]}
+    assert why == {"cn3": "needs 6, free 4 (capacity 4, used 0)",
+                   "cn4": "6 breaks min_unit 1, max_unit 4, step_size 1"}
+    body = text(searched)
+    assert "VCPU: needs 6, free 4 (capacity 4, used 0)" in body
+    assert "/ui/candidates/why-not/?q=resources%3DVCPU%3A6&amp;version=1.39&amp;tree=cn3" in body
+    nothing = picker(client, vm1, sample["numa0"], "VCPU", q="nowhere")
+    assert "No provider with VCPU inventory has a name containing" in text(nothing)
+
+
+def test_move_picker_for_an_allocation_no_longer_held(client, sample):
+    response = picker(client, sample["vm1"], sample["cn2"], "VCPU", follow=True)
+    response = client.get(response["Location"])
+    assert messages_of(response) == [
+        f"Consumer {sample['vm1'].uuid} holds no VCPU on cn2 (any more)."]
+    assert client.get(reverse("ui:consumer-move-target", args=[sample["vm1"].uuid])
+                      ).status_code == 404
+
+
+def test_move_into_an_unrelated_tree_needs_a_confirmation(client, sample):
+    vm1, disk, cn2 = sample["vm1"], sample["disk"], sample["cn2"]
+    set_inventory(cn2, {"VCPU": 16, "MEMORY_MB": 8192, "DISK_GB": 500})
+    response = move(client, vm1, disk, "DISK_GB", target(cn2))
+    assert messages_of(response) == [
+        f"Not moved: cn2 is in a tree where consumer {vm1.uuid} holds nothing else; tick "
+        '"move to another tree" to move it there anyway.']
+    assert response.context["allocation"].provider.name == "shared-disk"   # the picker
+    assert held(vm1)[2] == ("shared-disk", "DISK_GB", 100)
+    response = move(client, vm1, disk, "DISK_GB", target(cn2), unrelated_ok="on")
+    assert held(vm1)[0] == ("cn1", "MEMORY_MB", 2048) and ("cn2", "DISK_GB", 100) in held(vm1)
+
+
+def test_remove_one_allocation_asks_first_then_removes_it_alone(client, sample):
+    vm1, disk = sample["vm1"], sample["disk"]
+    data = {"provider": disk.uuid, "provider_generation": generation(disk),
+            "resource_class": "DISK_GB", "consumer_generation": 1}
+    url = reverse("ui:consumer-remove-one", args=[vm1.uuid])
+    asked = client.post(url, data)
+    assert "Remove DISK_GB=100 from shared-disk?" in text(asked)
+    assert len(held(vm1)) == 3
+    done = client.post(url, {**data, "confirm": "on"}, follow=True)
+    assert messages_of(done) == [f"Removed DISK_GB=100 of consumer {vm1.uuid} from shared-disk."]
+    assert held(vm1) == [("cn1", "MEMORY_MB", 2048), ("cn1-numa0", "VCPU", 6)]
+    stale = client.post(url, {**data, "resource_class": "VCPU", "provider": sample["numa0"].uuid,
+                              "provider_generation": generation(sample["numa0"]),
+                              "confirm": "on"}, follow=True)
+    assert messages_of(stale)[0].startswith(f"Not removed: consumer {vm1.uuid} or one of its "
+                                            "providers was changed by someone else")
+
+
+def test_remove_the_last_allocation_removes_the_consumer(client, sample):
+    vm2, cn2 = sample["vm2"], sample["cn2"]
+    url = reverse("ui:consumer-remove-one", args=[vm2.uuid])
+    for rc in ("VCPU", "MEMORY_MB"):
+        response = client.post(url, {
+            "provider": cn2.uuid, "provider_generation": generation(cn2), "resource_class": rc,
+            "consumer_generation": Consumer.objects.get(uuid=vm2.uuid).generation,
+            "confirm": "on"}, follow=True)
+    assert messages_of(response) == [
+        f"Removed MEMORY_MB=512 of consumer {vm2.uuid} from cn2. That was its last "
+        "allocation: the consumer no longer exists."]
+    assert not Consumer.objects.filter(uuid=vm2.uuid).exists()
 
 
 def test_consumer_reachable_from_provider_page_and_usages(client, sample):
@@ -202,7 +289,7 @@ def test_move_over_capacity_is_refused_by_name(client, sample):
     inventory_services.inventories_replace(
         provider=ResourceProvider.objects.get(pk=cn2.pk), generation=2,
         inventories={"VCPU": {"total": 16}, "MEMORY_MB": {"total": 1024}})
-    response = move(client, vm1, cn1, "MEMORY_MB", target(cn2))
+    response = move(client, vm1, cn1, "MEMORY_MB", target(cn2), unrelated_ok="on")
     (message,) = messages_of(response)
     assert message.startswith("Not moved: Unable to allocate inventory: Unable to create "
                               "allocation for 'MEMORY_MB' on resource provider 'cn2'.")

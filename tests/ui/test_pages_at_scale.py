@@ -1,0 +1,106 @@
+"""The allocation and candidates pages at cloud scale (issue 35): 3,000 providers and
+3,000 consumers (tests/bigcloud.py); each page reads a bounded number of queries.
+
+Usages (item 9): groups paged, totalled over every group, sortable, the CSV link above
+the table. Moving an allocation (item 4): a searchable picker of the providers with
+room, not a capped list."""
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from allocations.models import Allocation, Consumer
+from tests.bigcloud import HOST_MEMORY, NEARLY_FULL_MEMORY, build_cloud, host_name
+from tests.factories import allocate, make_consumer
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cloud(db):
+    return build_cloud(providers=3000, consumers=3000)
+
+
+def test_usages_page_is_paged_with_totals_of_every_group(client, cloud, django_assert_max_num_queries):
+    with django_assert_max_num_queries(8):
+        response = client.get(reverse("ui:usages"))
+    assert response.status_code == 200
+    totals = response.context["totals"]
+    page = response.context["page"]
+    assert len(response.context["table"]) == 50
+    assert page.paginator.count == totals["groups"] > 2000
+    assert totals["consumers"] == Consumer.objects.count()
+    by_class = dict(zip(response.context["classes"], totals["amounts"]))
+    assert by_class["VCPU"] == sum(Allocation.objects.filter(resource_class__name="VCPU")
+                                   .values_list("used", flat=True))
+    body = response.content.decode()
+    # the export link comes before the table, the totals row after its rows
+    assert body.index('id="usages-csv"') < body.index('<table id="usages"')
+    assert body.index("<tfoot>") > body.index("<tbody>")
+    assert f"Total, all {totals['groups']} groups" in body
+
+    last = client.get(reverse("ui:usages"), {"page": page.paginator.num_pages})
+    assert last.context["page"].number == page.paginator.num_pages
+    assert last.context["totals"] == totals
+
+
+def test_usages_sorted_by_a_class_and_the_csv_follows(client, cloud):
+    response = client.get(reverse("ui:usages"), {"group_by": "project", "sort": "VCPU"})
+    rows = response.context["table"]
+    i = response.context["classes"].index("VCPU")
+    amounts = [row["amounts"][i] for row in rows]
+    assert amounts == sorted(amounts, reverse=True) and len(rows) == 50
+    smallest = client.get(reverse("ui:usages"), {"group_by": "project", "sort": "-VCPU"})
+    assert smallest.context["table"][0]["amounts"][i] == min(
+        int(r["VCPU"]) for r in _csv_rows(client, {"group_by": "project"}))
+    exported = _csv_rows(client, {"group_by": "project", "sort": "VCPU"})
+    assert len(exported) == 100   # every project, not one page
+    assert [int(r["VCPU"]) for r in exported[:50]] == amounts
+
+
+def _csv_rows(client, params):
+    response = client.get(reverse("ui:usages-csv"), params)
+    return list(csv.DictReader(io.StringIO(response.content.decode())))
+
+
+def test_move_picker_at_scale(client, cloud, django_assert_max_num_queries):
+    vm = make_consumer(project="big", user="big")
+    host = cloud.hosts[1]
+    allocate(vm, host, MEMORY_MB=65536)
+    allocate(vm, cloud.sharing[0], DISK_GB=500)
+    url = reverse("ui:consumer-move-target", args=[vm.uuid])
+    params = {"provider": host.uuid, "resource_class": "MEMORY_MB"}
+    with django_assert_max_num_queries(12):
+        response = client.get(url, params)
+    page = response.context["page"]
+    # every host but the source and the nearly full ones (every fifth) has room; no cap
+    hosts = len(cloud.hosts)
+    nearly_full = len(range(0, hosts, 5))
+    uuid_trees = len(cloud.uuid_roots)   # Ironic-like roots with memory, all empty
+    assert page.paginator.count == hosts - 1 - nearly_full + uuid_trees
+    assert len(page.object_list) == 25
+    # the consumer's disk is on a sharing provider serving the first third of the
+    # hosts: those come first (related), most free room first
+    assert response.context["choice"].related_roots == [cloud.sharing[0].name]
+    assert all(t.related for t in page.object_list)
+    free = [t.free for t in page.object_list]
+    assert free == sorted(free, reverse=True)
+    last = client.get(url, {**params, "page": page.paginator.num_pages}).context["page"]
+    assert not any(t.related for t in last.object_list)   # hosts beyond the disk's reach
+
+    with django_assert_max_num_queries(12):
+        searched = client.get(url, {**params, "q": host_name(5)[:8]})   # "cmp-0005"
+    assert [t.name for t in searched.context["page"]] == []
+    (refused,) = searched.context["refused"]
+    free = HOST_MEMORY - 4096 - NEARLY_FULL_MEMORY
+    assert refused.name == host_name(5)
+    assert refused.refusal == ("capacity", f"needs 65,536, free {free:,} (capacity "
+                                           f"{HOST_MEMORY - 4096:,}, used {NEARLY_FULL_MEMORY:,})")
+
+    disk = client.get(url, {"provider": cloud.sharing[0].uuid, "resource_class": "DISK_GB"})
+    targets = list(disk.context["page"])
+    # the other sharing disks serve the host's tree, and the host holds the memory:
+    # related, first; other hosts' own DISK_GB is another tree
+    assert [t.name for t in targets[9:11]] == [host.name, host_name(0)]
+    assert [t.related for t in targets[:11]] == [True] * 10 + [False]
