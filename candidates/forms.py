@@ -1,7 +1,7 @@
 """The candidates explorer's form (/ui/candidates/)."""
 from django import forms
 
-from candidates.explain import MAX_PER_PAGE
+from candidates.explain import MAX_PER_PAGE, PER_PAGE
 from candidates.options import extensions
 from placement_site.api import microversion
 
@@ -51,11 +51,13 @@ class WhyNotForm(CandidatesForm):
     """The "why not?" explainer's form (/ui/candidates/why-not/ and why-not.json)."""
 
     tree = forms.CharField(
-        label="Only the tree of (provider name or uuid)", required=False, max_length=255,
-        widget=forms.TextInput(attrs={"size": 30, "placeholder": "all trees"}))
+        label="Trees of (provider uuid, name or part of a name)", required=False,
+        max_length=255, widget=forms.TextInput(attrs={"size": 30, "placeholder": "all trees"}))
+    excluded = forms.BooleanField(required=False, label="Excluded trees only")
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
-    per_page = forms.IntegerField(required=False, min_value=1, max_value=MAX_PER_PAGE,
-                                  widget=forms.HiddenInput)
+    per_page = forms.IntegerField(
+        label="Trees per page", required=False, min_value=1, max_value=MAX_PER_PAGE,
+        widget=forms.Select(choices=[("", PER_PAGE)] + [(n, n) for n in (50, MAX_PER_PAGE)]))
 
     def clean_tree(self):
         return self.cleaned_data["tree"].strip() or None

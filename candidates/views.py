@@ -25,6 +25,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from candidates import engine, explain, present
+from candidates.explain import reasons as explain_reasons
 from candidates.forms import CandidatesForm, WhyNotForm
 from candidates.options import engine_options, extensions
 from candidates.request import parse_request
@@ -253,12 +254,19 @@ def why_not(request):
             for optional in ("tree", "per_page"):
                 if data[optional]:
                     base[optional] = data[optional]
+            json_base = dict(base)
+            if data["excluded"]:
+                base["excluded"] = "on"
             info = explanation["page"]
+            trees = explanation["trees"]
+            shown = [t for t in trees if not t["fits"]] if data["excluded"] else trees
             context.update({
                 "explanation": explanation,
-                "trees": _tree_cards(explanation["trees"]),
+                "trees": _tree_cards(shown),
+                "hidden_fitting": len(trees) - len(shown),
+                "summary": reason_summary(trees),
                 "page_query": urlencode(base),
-                "json_query": urlencode({**base, "page": info["number"]}),
+                "json_query": urlencode({**json_base, "page": info["number"]}),
                 "page_links": list(Paginator(range(info["trees"] or 1), info["per_page"])
                                    .get_elided_page_range(info["number"])),
                 "first_tree": (info["number"] - 1) * info["per_page"] + 1,
@@ -266,6 +274,26 @@ def why_not(request):
                 + len(explanation["trees"]),
             })
     return render(request, "ui/why_not.html", context)
+
+
+def reason_summary(trees):
+    """[(label, trees, providers)]: per reason label (explain.reasons.summary_label), how
+    many of the excluded trees have such a reason (their own or a provider's) and on how
+    many providers; most trees first."""
+    found = {}
+    for tree in trees:
+        if tree["fits"]:
+            continue
+        for reason in tree["reasons"]:
+            found.setdefault(explain_reasons.summary_label(reason), [set(), set()])[0].add(
+                tree["root"]["uuid"])
+        for provider in tree["providers"]:
+            for reason in provider["reasons"]:
+                seen = found.setdefault(explain_reasons.summary_label(reason), [set(), set()])
+                seen[0].add(tree["root"]["uuid"])
+                seen[1].add(provider["uuid"])
+    return sorted(((label, len(roots), len(rps)) for label, (roots, rps) in found.items()),
+                  key=lambda row: (-row[1], row[0]))
 
 
 def _tree_cards(trees):

@@ -70,20 +70,30 @@ from candidates.explain import reasons
 from candidates.explain.page import Page
 from candidates.resolve import resolve
 from candidates.sql import trees as trees_sql
+from providers.models import ResourceProvider
 
 PER_PAGE = 20
 MAX_PER_PAGE = 100
 
 
 class UnknownTree(LookupError):
-    """explain(tree=...) names no provider."""
+    """explain(tree=...) names no provider, whole or in part."""
+
+
+def _roots_named_like(text):
+    """Ids of the roots of the trees with a provider whose name contains `text`
+    (case-insensitive), in (name, id) order, as pages of trees go; one query."""
+    roots = ResourceProvider.objects.filter(name__icontains=text).values("root_id")
+    return list(ResourceProvider.objects.filter(id__in=roots).order_by("name", "id")
+                .values_list("id", flat=True))
 
 
 def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1):
     """Explain a request.CandidateQuery over one page of trees (see the module docstring).
 
     page: 1-based page number (clamped to the pages there are); per_page: trees per page
-    (1..MAX_PER_PAGE); tree: uuid or name of a provider: explain its tree only;
+    (1..MAX_PER_PAGE); tree: uuid or name of a provider: explain its tree only; or else
+    a part of provider names: explain (a page of) the trees of the providers named so;
     max_candidates: the deployment's [placement] max_allocation_candidates (only noted).
     Raises InvalidCandidatesQuery as GET /allocation_candidates does (unknown names, in §3.6
     order) and UnknownTree.
@@ -96,18 +106,26 @@ def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1):
         notes.append(reasons.limited(limit=query.limit))
     elif max_candidates is not None and max_candidates >= 0:
         notes.append(reasons.limited(max_candidates=max_candidates))
-    if tree is not None:
-        root = trees_sql.root_of(tree)
-        if root is None:
-            raise UnknownTree(f"No resource provider with uuid or name {tree}.")
+    root = trees_sql.root_of(tree) if tree is not None else None
+    if root is not None:
         total, page, root_ids = 1, 1, [root]
     else:
-        total = trees_sql.root_count()
+        matching = _roots_named_like(tree) if tree is not None else None
+        if matching == []:
+            raise UnknownTree(f"No resource provider with uuid {tree} or a name containing "
+                              f"{tree}.")
+        total = len(matching) if matching is not None else trees_sql.root_count()
         pages = max(1, math.ceil(total / per_page))
         page = max(1, min(int(page), pages))
-        root_ids = trees_sql.roots_by_name((page - 1) * per_page, per_page) if not stopped else []
-    info = {"number": page, "per_page": per_page if tree is None else 1,
-            "pages": max(1, math.ceil(total / per_page)) if tree is None else 1,
+        if stopped:
+            root_ids = []
+        elif matching is not None:
+            root_ids = matching[(page - 1) * per_page:page * per_page]
+        else:
+            root_ids = trees_sql.roots_by_name((page - 1) * per_page, per_page)
+    single = root is not None
+    info = {"number": page, "per_page": 1 if single else per_page,
+            "pages": 1 if single else max(1, math.ceil(total / per_page)),
             "trees": total}
     if stopped is not None:
         return {"reasons": [reasons.stopped(stopped)] + notes, "page": info,

@@ -251,3 +251,34 @@ def limited(limit=None, max_candidates=None):
                          f"answer stops after {max_candidates} candidate(s); trees are "
                          "explained as if there were no such cap",
                   max_allocation_candidates=max_candidates)
+
+
+# --- summaries --------------------------------------------------------------------------
+
+
+def summary_label(reason):
+    """The short label under which the page's summary counts a reason: its kind with the
+    class, traits or aggregates it is about, without the numbers (which differ from
+    provider to provider)."""
+    kind, details = reason["kind"], reason["details"]
+    rc = details.get("resource_class")
+    if kind == CAPACITY:
+        label = f"not enough free {rc}"
+    elif kind in (MAX_UNIT, MIN_UNIT, STEP_SIZE):
+        label = f"{rc}: {kind} does not allow the amount"
+    elif kind == NO_INVENTORY:
+        label = f"no inventory of {rc}"
+    elif kind == NO_PROVIDER:
+        label = f"no provider can supply {rc}"
+    elif kind in (MISSING_TRAIT, FORBIDDEN_TRAIT) and details.get("traits"):
+        word = "missing" if kind == MISSING_TRAIT else "has forbidden"
+        label = f"{word} trait {' or '.join(details['traits'])}"
+    elif kind in (NOT_IN_AGGREGATE, FORBIDDEN_AGGREGATE):
+        word = "not in" if kind == NOT_IN_AGGREGATE else "in forbidden"
+        label = f"{word} aggregate {', '.join(details['aggregates'])}"
+    elif kind in (ROOT_REQUIRED, ROOT_FORBIDDEN):
+        label = reason["message"]
+    else:
+        label = kind.replace("_", " ")
+    group = reason.get("group")
+    return f"resources{group}: {label}" if group else label

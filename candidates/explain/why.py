@@ -118,6 +118,7 @@ def _unsuffixed(page, out, index):
             "", _aggregates(page, root, group.forbidden_aggregates), via_root=True))
     entries = [[] for _ in group.amounts]
     with_inventory = [0] * len(group.amounts)
+    able = []   # providers with inventory of one of the group's classes
     for rp in _considered(page, root, index):
         if root not in candidate_set.entry_anchors(rp, facts, tree_root):
             continue
@@ -127,6 +128,8 @@ def _unsuffixed(page, out, index):
                 with_inventory[i] += 1
             if rp in page.fit_sets.get((rc, n), ()):
                 fitting.append(i)
+        if any((rp, rc) in page.rows for rc, _ in group.amounts):
+            able.append(rp)
         found += _misfits(page, rp, index, report_missing=False)
         if fitting:
             refusal = candidate_set.entry_refusal(rp, facts.root[rp], root, filters)
@@ -140,17 +143,29 @@ def _unsuffixed(page, out, index):
         if not entries[i]:
             out.reasons.append(reasons.no_provider("", page.class_name[rc], n,
                                                    with_inventory[i]))
-    if not all(entries) or not group.required:
-        return
-    suppliers = sorted({rp for per_class in entries for rp in per_class})
+    if group.required:
+        _required_traits(page, out, index, entries, able)
+
+
+def _required_traits(page, out, index, entries, able):
+    """§4.2: the chosen providers' traits together must hold every required set. With an
+    entry for every class, the suppliers are those entries; without, every provider
+    with inventory of a class is said to lack a set none of them has (so a reason is
+    not hidden behind another: out of memory and without AVX2 shows both)."""
+    asked, facts = page.query.groups[index], page.facts
+    complete = all(entries)
+    suppliers = sorted({rp for per_class in entries for rp in per_class}) if complete else able
     held = candidate_set.traits_of_all(facts, suppliers)
     supplier_names = {page.name(rp) for rp in suppliers}
     missing = False
-    for any_of, asked_set in zip(group.required, asked.required_sets):
+    for any_of, asked_set in zip(page.groups[index].required, asked.required_sets):
         if any_of.isdisjoint(held):
             missing = True
-            out.reasons.append(reasons.traits_not_together("", asked_set, supplier_names))
-    if not missing:
+            if complete:
+                out.reasons.append(reasons.traits_not_together("", asked_set, supplier_names))
+            for rp in suppliers:
+                out.add(rp, [reasons.missing_trait("", asked_set)])
+    if complete and not missing:
         out.reasons.append(reasons.no_choice_has_traits("", supplier_names))
 
 # --- provider reasons, from the engine's predicates -------------------------------------

@@ -3,35 +3,9 @@
 picker; neither page wider than the window at 1440 or 800 px."""
 import re
 
-import pytest
-
-from tests.bigcloud import build_cloud
 from tests.browser.conftest import screenshot
+from tests.browser.scale import check_widths, cloud  # noqa: F401 (cloud: a fixture)
 from tests.factories import allocate, make_consumer
-
-WIDTHS = (1440, 800)
-# what sticks out of the window (for the failure message)
-WIDEST = """() => [...document.querySelectorAll('body *')]
-  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
-  .slice(0, 8).map(e => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)"""
-
-
-@pytest.fixture
-def cloud(operator):
-    return build_cloud(providers=3000, consumers=3000)
-
-
-def page_overflow(page):
-    """How many px the document is wider than the window (0: no horizontal scroll)."""
-    return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-
-
-def check_widths(page, name):
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        assert page_overflow(page) <= 0, (f"{name} overflows at {width} px",
-                                          page.evaluate(WIDEST))
-        screenshot(page, f"{name}-{width}")
 
 
 def test_usages_at_scale(ui, cloud):

@@ -104,3 +104,18 @@ def test_move_picker_at_scale(client, cloud, django_assert_max_num_queries):
     # related, first; other hosts' own DISK_GB is another tree
     assert [t.name for t in targets[9:11]] == [host.name, host_name(0)]
     assert [t.related for t in targets[:11]] == [True] * 10 + [False]
+
+
+def test_why_not_at_scale(client, cloud, django_assert_max_num_queries):
+    params = {"q": "resources=VCPU:1,MEMORY_MB:16384&required=HW_CPU_X86_AVX2",
+              "version": "1.39", "tree": "cmp-00", "excluded": "on"}
+    with django_assert_max_num_queries(25):
+        response = client.get(reverse("ui:why-not"), params)
+    explanation = response.context["explanation"]
+    assert explanation["page"]["trees"] == 100   # cmp-0000 .. cmp-0099
+    # even hosts lack AVX2, every fifth is nearly full: only the odd ones not full fit
+    shown = [t["root"]["name"] for t in response.context["trees"]]
+    assert shown == [host_name(i) for i in range(20) if i % 2 == 0 or i % 5 == 0]
+    summary = dict((label, trees) for label, trees, _ in response.context["summary"])
+    assert summary["missing trait HW_CPU_X86_AVX2"] == 10
+    assert summary["not enough free MEMORY_MB"] == 4

@@ -134,7 +134,7 @@ def test_bad_form_input_is_a_400(client, sample):
     response = as_json(client, "resources=VCPU:1", tree="nowhere")
     assert response.status_code == 400
     assert response.json()["error"]["detail"] == \
-        "No resource provider with uuid or name nowhere."
+        "No resource provider with uuid nowhere or a name containing nowhere."
     response = as_json(client, "resources=VCPU:1", page="zero")
     assert response.status_code == 400
 
@@ -151,3 +151,62 @@ def test_the_candidates_page_links_here(client, sample):
     response = client.get(reverse("ui:candidates"), {"q": "resources=VCPU:99", "version": "1.39"})
     assert reverse("ui:why-not") + "?q=resources%3DVCPU%3A99&amp;version=1.39" in \
         response.content.decode()
+
+
+# --- every reason, a summary, the excluded trees only, part of a name (issue 35, item 6) ---
+
+@pytest.fixture
+def hosts(db):
+    """Flat hosts: one out of memory and without AVX2, one only without AVX2, one fine."""
+    both = make_provider("host-both", inventory={"VCPU": 8, "MEMORY_MB": 1024})
+    trait = make_provider("host-trait", inventory={"VCPU": 8, "MEMORY_MB": 8192})
+    good = make_provider("host-good", inventory={"VCPU": 8, "MEMORY_MB": 8192},
+                         traits=["HW_CPU_X86_AVX2"])
+    return both, trait, good
+
+
+QUERY = "resources=VCPU:1,MEMORY_MB:4096&required=HW_CPU_X86_AVX2"
+
+
+def provider_reasons(response, name):
+    for tree in response.context["explanation"]["trees"]:
+        for provider in tree["providers"]:
+            if provider["name"] == name:
+                return [r["message"] for r in provider["reasons"]]
+    raise AssertionError(name)
+
+
+def test_every_failing_reason_of_a_provider_is_shown(client, hosts):
+    response = page(client, QUERY)
+    assert provider_reasons(response, "host-both") == [
+        "MEMORY_MB: needs 4096, free 1024 (capacity 1024, used 0)",
+        "missing trait HW_CPU_X86_AVX2"]
+    # only the trait: the provider's row says so, not "—"
+    assert provider_reasons(response, "host-trait") == ["missing trait HW_CPU_X86_AVX2"]
+    assert provider_reasons(response, "host-good") == []
+
+
+def test_summary_by_reason_and_excluded_only(client, hosts):
+    response = page(client, QUERY)
+    assert response.context["summary"] == [("missing trait HW_CPU_X86_AVX2", 2, 2),
+                                           ("no provider can supply MEMORY_MB", 1, 0),
+                                           ("not enough free MEMORY_MB", 1, 1)]
+    body = response.content.decode()
+    assert 'id="reason-summary"' in body and "host-good" in body
+    only = page(client, QUERY, excluded="on")
+    assert [t["root"]["name"] for t in only.context["trees"]] == ["host-both", "host-trait"]
+    assert only.context["hidden_fitting"] == 1
+    assert "1 that fit not shown" in only.content.decode()
+    assert "excluded=on" in only.context["page_query"]
+
+
+def test_part_of_a_host_name_explains_the_matching_trees(client, hosts):
+    response = page(client, QUERY, tree="HOST-B")
+    assert [t["root"]["name"] for t in response.context["trees"]] == ["host-both"]
+    several = page(client, QUERY, tree="host")
+    assert [t["root"]["name"] for t in several.context["trees"]] == [
+        "host-both", "host-good", "host-trait"]
+    assert several.context["explanation"]["page"]["trees"] == 3
+    missing = page(client, QUERY, tree="nowhere")
+    assert missing.context["error"]["detail"] == (
+        "No resource provider with uuid nowhere or a name containing nowhere.")

@@ -1,0 +1,32 @@
+"""The candidates pages in a real browser on a cloud of 3,000 providers (issue 35): "why
+not?" with every reason, a summary by reason, the excluded trees only and part of a host
+name; neither page wider than the window at 1440 or 800 px."""
+import re
+
+from tests.browser.conftest import screenshot
+from tests.browser.scale import check_widths, cloud  # noqa: F401 (cloud: a fixture)
+
+
+def test_why_not_at_scale(ui, cloud):
+    ui.goto("/ui/candidates/why-not/")
+    ui.fill("input[name=q]", "resources=VCPU:1,MEMORY_MB:16384&required=HW_CPU_X86_AVX2")
+    ui.fill("input[name=tree]", "cmp-00")
+    ui.check("input[name=excluded]")
+    ui.click("form.card button[type=submit]")
+    ui.wait_for_url(re.compile(r"excluded=on"))
+    assert "trees 1–20 of 100 with a provider matching “cmp-00”" in ui.locator(
+        "#why-not-count").inner_text()
+    summary = ui.locator("#reason-summary tbody tr").all_inner_texts()
+    assert "missing trait HW_CPU_X86_AVX2\t10\t10" in summary
+    assert ui.locator(".tree-card").count() == 12
+    host = ui.locator(".tree-card", has_text="cmp-0000.dc1.example.net")
+    reasons = host.locator("td ul.reasons li").all_inner_texts()
+    assert any(r.startswith("resourcesMEMORY_MB: needs 16384, free") for r in reasons), reasons
+    assert "resourcesmissing trait HW_CPU_X86_AVX2" in reasons
+    check_widths(ui, "why-not")
+
+    ui.set_viewport_size({"width": 1440, "height": 900})
+    ui.locator(".pager >> text=next →").first.click()
+    ui.wait_for_url(re.compile(r"page=2"))
+    assert "trees 21–40 of 100" in ui.locator("#why-not-count").inner_text()
+    screenshot(ui, "why-not-page-2")
