@@ -13,6 +13,7 @@ schemas and by the database constraints. They raise providers.exceptions
 from providers.rules.capacity import (  # noqa: F401
     CAPACITY_NON_NEGATIVE,
     CAPACITY_POSITIVE,
+    NEGATIVE_RATIO,
     capacity,
     check_capacity,
     inventory_capacity_error,
@@ -44,6 +45,7 @@ from providers.rules.names import (  # noqa: F401
     MAX_NAME_LENGTH,
     NAME_REGEX,
     custom_class_name_problem,
+    custom_name_explained,
     custom_trait_name_problem,
     is_custom,
     is_valid_custom_name,

@@ -15,6 +15,12 @@ CAPACITY_POSITIVE = "positive"
 CAPACITY_NON_NEGATIVE = "non_negative"
 
 
+# The operator UI's forms refuse a negative ratio with this, in place of the API's
+# "reserved value is greater than total", which the negative capacity it makes would draw.
+NEGATIVE_RATIO = ("The allocation ratio cannot be negative: capacity is (total − reserved) × "
+                  "allocation ratio.")
+
+
 def capacity(total, reserved, allocation_ratio):
     """(total - reserved) * allocation_ratio, untruncated (a float for a float ratio).
 

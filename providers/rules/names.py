@@ -49,6 +49,19 @@ def custom_trait_name_problem(name):
     return None if is_valid_custom_name(name) else INVALID_TRAIT
 
 
+def custom_name_explained(name):
+    """What is wrong with `name` as a new custom resource class or trait, for people (the
+    operator UI; the API keeps Placement's own words), with a name that would do."""
+    fixed = CUSTOM_PREFIX + re.sub(r"[^A-Z0-9_]", "_", name.upper().removeprefix(CUSTOM_PREFIX))
+    if len(name) > MAX_NAME_LENGTH:
+        return f"The name has {len(name)} characters; at most {MAX_NAME_LENGTH} are allowed."
+    if not name.startswith(CUSTOM_PREFIX):
+        return (f"{name} cannot be created: a new name must start with {CUSTOM_PREFIX} "
+                f"(e.g. {fixed}).")
+    return (f"{name} cannot be created: after {CUSTOM_PREFIX} only upper-case letters, "
+            f"digits and underscores are allowed (e.g. {fixed}).")
+
+
 def custom_class_name_problem(name):
     """Placement's refusal of `name` as a new resource class (POST /resource_classes:
     its schema message, without jsonschema's account of the schema), or None."""

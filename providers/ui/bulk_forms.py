@@ -40,7 +40,8 @@ class BulkFilterForm(forms.Form):
 class BulkChangeForm(BulkFilterForm):
     """The change: a new allocation_ratio and/or reserved for one class (blank: kept)."""
 
-    allocation_ratio = forms.FloatField(required=False)
+    allocation_ratio = forms.FloatField(required=False, min_value=0,
+                                        error_messages={"min_value": rules.NEGATIVE_RATIO})
     reserved = forms.IntegerField(required=False)
 
     def clean(self):

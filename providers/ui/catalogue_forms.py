@@ -1,7 +1,7 @@
 """Forms of the resource class and trait pages of the operator UI.
 
-A name is checked as the API checks it, with Placement's message
-(providers.rules.names); save() makes the one service call of the matching
+A name is checked as the API checks it (providers.rules.names), and a refused one
+explained in plain words (custom_name_explained) rather than in the API's schema terms; save() makes the one service call of the matching
 API request and returns a message for the user. Everything else (a name
 taken, a class in use) is the services' to refuse.
 """
@@ -22,9 +22,8 @@ class _CustomNameForm(forms.Form):
 
     def clean_name(self):
         name = self.cleaned_data["name"]
-        problem = type(self).problem(name)
-        if problem:
-            raise forms.ValidationError(problem)
+        if type(self).problem(name):
+            raise forms.ValidationError(rules.custom_name_explained(name))
         return name
 
 

@@ -61,7 +61,8 @@ class InventoryFieldsMixin(forms.Form):
     max_unit = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["max_unit"])
     step_size = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["step_size"])
     allocation_ratio = forms.FloatField(
-        required=False, initial=rules.INVENTORY_DEFAULTS["allocation_ratio"])
+        required=False, initial=rules.INVENTORY_DEFAULTS["allocation_ratio"], min_value=0,
+        error_messages={"min_value": rules.NEGATIVE_RATIO})
 
     def record(self):
         """The submitted inventory record, with the API's defaults for blank fields."""

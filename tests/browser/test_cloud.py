@@ -93,7 +93,8 @@ def test_create_and_delete_custom_trait(ui, cloud):
     ui.click("header nav >> text=Traits")
     ui.fill("#create-form input[name=name]", "gold")
     ui.click("#create-form button")
-    assert ui.locator(".errorlist").inner_text().startswith("Name: The trait is invalid.")
+    assert ui.locator(".errorlist").inner_text().startswith(
+        "Name: gold cannot be created: a new name must start with CUSTOM_ (e.g. CUSTOM_GOLD).")
 
     ui.fill("#create-form input[name=name]", "CUSTOM_GOLD")
     ui.click("#create-form button")
@@ -128,7 +129,8 @@ def test_create_and_delete_custom_resource_class(ui, cloud):
     ui.fill("#create-form input[name=name]", "CUSTOM_fpga")
     ui.click("#create-form button")
     assert ui.locator(".errorlist").inner_text() == (
-        "Name: JSON does not validate: 'CUSTOM_fpga' does not match '^CUSTOM_[A-Z0-9_]+$'")
+        "Name: CUSTOM_fpga cannot be created: after CUSTOM_ only upper-case letters, digits "
+        "and underscores are allowed (e.g. CUSTOM_FPGA).")
 
     ui.fill("#create-form input[name=name]", "CUSTOM_FPGA")
     ui.click("#create-form button")

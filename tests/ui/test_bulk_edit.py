@@ -224,3 +224,14 @@ def test_list_and_preview_take_constant_queries(client, db):
     few = measure()
     grow(2, 25)
     assert measure() == few
+
+
+def test_a_negative_ratio_is_refused_for_what_it_is(client, sample):
+    # once said as "The reserved value is greater than total" on every preview row
+    response = preview(client, [sample["cn2"]], allocation_ratio="-1")
+    assert response.status_code == 200  # the form again, with its errors
+    body = text(response)
+    assert "The allocation ratio cannot be negative: capacity is (total − reserved) × " \
+           "allocation ratio." in body
+    assert "reserved value is greater" not in body
+    assert not response.context.get("applicable")

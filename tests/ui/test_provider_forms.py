@@ -264,3 +264,14 @@ def test_after_a_refused_delete_the_add_update_form_still_saves(client, sample):
     form_html = body[body.index('id="inventory-form"'):]
     assert '<input type="hidden" name="action" value="save">' in form_html
     assert 'name="action" value="delete"' not in form_html.split("</form>")[0]
+
+
+def test_a_negative_ratio_is_refused_for_what_it_is(client, sample):
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "DISK_GB", "total": 100, "allocation_ratio": -1, "generation": 2,
+        "action": "save"}, follow=False)
+    assert response.status_code == 400
+    assert response.context["inventory_form"].errors["allocation_ratio"] == [
+        "The allocation ratio cannot be negative: capacity is (total − reserved) × "
+        "allocation ratio."]
