@@ -23,7 +23,26 @@ def page_overflow(page):
     return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
 
 
+# ids used twice, and form controls without an accessible name (label, aria-label)
+DUPLICATE_IDS = """() => { const seen = {}; for (const e of document.querySelectorAll('[id]'))
+  seen[e.id] = (seen[e.id] || 0) + 1; return Object.keys(seen).filter(k => seen[k] > 1); }"""
+UNLABELLED = """() => [...document.querySelectorAll('input, select, textarea')]
+  .filter(e => e.type !== 'hidden' && !e.labels.length && !e.getAttribute('aria-label'))
+  .map(e => e.outerHTML.slice(0, 80))"""
+
+
+def check_accessible(page):
+    """No id twice on the page, every form control labelled, and the first Tab stop is
+    the skip link to the content."""
+    assert page.evaluate(DUPLICATE_IDS) == []
+    assert page.evaluate(UNLABELLED) == []
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+
+
 def check_widths(page, name):
+    check_accessible(page)
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         assert page_overflow(page) <= 0, (f"{name} overflows at {width} px",
