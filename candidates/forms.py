@@ -47,6 +47,53 @@ class CandidatesForm(forms.Form):
         return "/allocation_candidates?" + self.cleaned_data["q"]
 
 
+class FlavorForm(forms.Form):
+    """A flavor's worth of resources and filters, written as a GET /allocation_candidates
+    query string (query()): what nova asks for a server of that flavor, unsuffixed."""
+
+    vcpus = forms.IntegerField(label="VCPU", required=False, min_value=1)
+    ram = forms.IntegerField(label="RAM", required=False, min_value=1)
+    ram_unit = forms.ChoiceField(label="RAM unit", choices=[("MB", "MB"), ("GB", "GB")],
+                                 initial="GB", required=False)
+    disk = forms.IntegerField(label="Disk (GB)", required=False, min_value=1)
+    required = forms.CharField(label="Required traits", required=False, max_length=2000,
+                               widget=forms.TextInput(attrs={"placeholder": "HW_CPU_X86_AVX2"}))
+    forbidden = forms.CharField(label="Forbidden traits", required=False, max_length=2000,
+                                widget=forms.TextInput(attrs={"placeholder": "CUSTOM_X"}))
+    aggregates = forms.CharField(label="In one of the aggregates (uuids)", required=False,
+                                 max_length=2000)
+    limit = forms.IntegerField(label="Limit", required=False, min_value=1)
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and not any(cleaned.get(f) for f in ("vcpus", "ram", "disk")):
+            raise forms.ValidationError("Give at least one of VCPU, RAM and disk.")
+        return cleaned
+
+    @staticmethod
+    def _names(text):
+        return [name for name in text.replace(",", " ").split() if name]
+
+    def query(self):
+        """The query string (names as typed: the API judges them)."""
+        data = self.cleaned_data
+        memory = data.get("ram")
+        if memory and data.get("ram_unit", "GB") != "MB":
+            memory *= 1024
+        amounts = [(rc, n) for rc, n in (("VCPU", data.get("vcpus")), ("MEMORY_MB", memory),
+                                         ("DISK_GB", data.get("disk"))) if n]
+        parts = ["resources=" + ",".join(f"{rc}:{n}" for rc, n in amounts)]
+        traits = self._names(data["required"]) + ["!" + t for t in self._names(data["forbidden"])]
+        if traits:
+            parts.append("required=" + ",".join(traits))
+        aggregates = self._names(data["aggregates"])
+        if aggregates:
+            parts.append("member_of=in:" + ",".join(aggregates))
+        if data.get("limit"):
+            parts.append(f"limit={data['limit']}")
+        return "&".join(parts)
+
+
 class WhyNotForm(CandidatesForm):
     """The "why not?" explainer's form (/ui/candidates/why-not/ and why-not.json)."""
 

@@ -19,14 +19,14 @@ import orjson
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import JsonResponse, QueryDict
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from candidates import engine, explain, present
 from candidates.explain import reasons as explain_reasons
-from candidates.forms import CandidatesForm, WhyNotForm
+from candidates.forms import CandidatesForm, FlavorForm, WhyNotForm, candidate_versions
 from candidates.options import engine_options, extensions
 from candidates.request import parse_request
 from placement_site.api.errors import error_body
@@ -121,13 +121,18 @@ def _candidate_tables(body, result=None, first=1):
         uuids.update(tree_uuids)
     names = dict(ResourceProvider.objects.filter(uuid__in=uuids).values_list("uuid", "name"))
     link = provider_links()
+    # free room per (provider, class) now, from the summaries: what a candidate leaves
+    free = {(u, rc): r.get("capacity", 0) - r.get("used", 0)
+            for u, summary in summaries.items()
+            for rc, r in (summary.get("resources") or {}).items()}
     candidate_rows = []
     for index, req in enumerate(normalised, start=first):
         candidate_rows.append({
             "index": index,
             "allocations": [
                 {"uuid": u, "name": names.get(u, ""), "url": link(u),
-                 "resources": sorted(a.get("resources", {}).items())}
+                 "resources": [(rc, amount, _left(free, u, rc, amount))
+                               for rc, amount in sorted(a.get("resources", {}).items())]}
                 for u, a in sorted(req["allocations"].items(), key=lambda i: names.get(i[0], i[0]))
             ],
             "mappings": sorted((suffix or '""', [names.get(u, u) for u in us])
@@ -162,11 +167,24 @@ def _candidate_tables(body, result=None, first=1):
     return candidate_rows, summary_rows, groups
 
 
+def _left(free, uuid, rc, amount):
+    """What the provider would have left of rc after this candidate ("" when the answer
+    has no summary of it: below 1.12)."""
+    room = free.get((uuid, rc))
+    return "" if room is None else room - amount
+
+
 @staff_member_required
 @require_GET
 def candidates(request):
+    """The explorer. A flavor (?flavor=1&vcpus=…) is first written as a query string and
+    the page redirects to it, so the query shows (and can be edited) in the query box."""
+    flavor = FlavorForm(request.GET if "flavor" in request.GET else None)
+    if flavor.is_bound and flavor.is_valid():
+        return redirect(reverse("ui:candidates") + "?" + urlencode(
+            {"q": flavor.query(), "version": candidate_versions()[0]}))
     form = CandidatesForm(request.GET if "q" in request.GET else None)
-    context = {"form": form}
+    context = {"form": form, "flavor": flavor}
     if form.is_bound and form.is_valid():
         version = form.cleaned_data["version"]
         query = form.cleaned_data["q"]

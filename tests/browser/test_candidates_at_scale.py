@@ -30,3 +30,18 @@ def test_why_not_at_scale(ui, cloud):
     ui.wait_for_url(re.compile(r"page=2"))
     assert "trees 21–40 of 100" in ui.locator("#why-not-count").inner_text()
     screenshot(ui, "why-not-page-2")
+
+
+def test_candidates_from_a_flavor_at_scale(ui, cloud):
+    ui.goto("/ui/candidates/")
+    ui.fill("#flavor-form input[name=vcpus]", "4")
+    ui.fill("#flavor-form input[name=ram]", "16")
+    ui.fill("#flavor-form input[name=required]", "HW_CPU_X86_AVX2")
+    ui.click("#flavor-form button")
+    ui.wait_for_url(re.compile(r"q=resources%3DVCPU%3A4%2CMEMORY_MB%3A16384"))
+    assert ui.locator("input[name=q]").input_value() == (
+        "resources=VCPU:4,MEMORY_MB:16384&required=HW_CPU_X86_AVX2")
+    assert re.match(r"\d[\d,]* allocation requests? in \d+ trees?", ui.locator("h2").first.inner_text())
+    first = ui.locator("table .left").first.inner_text()
+    assert re.fullmatch(r"[\d,]+ left", first.strip()), first
+    check_widths(ui, "candidates-flavor")

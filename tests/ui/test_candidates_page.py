@@ -43,7 +43,7 @@ def test_old_microversion_list_form(client, db):
     response = run(client, "?resources=VCPU:2", version="1.10")
     rows = response.context["candidate_rows"]
     assert [[(a["name"], a["resources"]) for a in r["allocations"]] for r in rows] == [
-        [("solo", [("VCPU", 2)])]]
+        [("solo", [("VCPU", 2, 2)])]]  # amount, left after
     assert response.context["summary_rows"][0]["has_tree"] is False
 
 
@@ -194,3 +194,33 @@ def test_a_page_is_a_constant_number_of_queries(client, db, django_assert_max_nu
     with django_assert_max_num_queries(len(small.captured_queries)):
         response = run(client, "resources=VCPU:1,MEMORY_MB:64")
     assert response.context["total"] == 83 and len(response.context["candidate_rows"]) == 50
+
+
+# --- a flavor-like form, and what each candidate leaves (issue 35, item 7) -------------------
+
+def test_a_flavor_writes_the_query(client, sample):
+    response = client.get(reverse("ui:candidates"), {
+        "flavor": "1", "vcpus": "2", "ram": "2", "ram_unit": "GB", "disk": "",
+        "required": "HW_CPU_X86_AVX2", "forbidden": "CUSTOM_X, CUSTOM_Y",
+        "aggregates": "a0000000-0000-0000-0000-00000000000a", "limit": "5"})
+    assert response.status_code == 302
+    followed = client.get(response["Location"])
+    assert followed.context["form"].cleaned_data["q"] == (
+        "resources=VCPU:2,MEMORY_MB:2048&required=HW_CPU_X86_AVX2,!CUSTOM_X,!CUSTOM_Y"
+        "&member_of=in:a0000000-0000-0000-0000-00000000000a&limit=5")
+    in_mb = client.get(reverse("ui:candidates"), {"flavor": "1", "ram": "512",
+                                                  "ram_unit": "MB"})
+    assert "resources%3DMEMORY_MB%3A512" in in_mb["Location"]
+    empty = client.get(reverse("ui:candidates"), {"flavor": "1", "required": "X"})
+    assert empty.status_code == 200
+    assert "Give at least one of VCPU, RAM and disk." in empty.content.decode()
+
+
+def test_each_allocation_says_what_it_leaves(client, sample):
+    response = client.get(reverse("ui:candidates"), {"q": "resources=VCPU:3",
+                                                     "version": "1.39"})
+    left = {(a["name"], rc): after for row in response.context["candidate_rows"]
+            for a in row["allocations"] for rc, _, after in a["resources"]}
+    # cn2: 16 - 2 used - 3; cn1-numa1: 8 - 3; cn1-numa0: 8 - 6 used, no room for 3
+    assert left == {("cn2", "VCPU"): 11, ("cn1-numa1", "VCPU"): 5}
+    assert "11 left" in response.content.decode()
