@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from allocations import selectors, status_checks
 from allocations.forms import UsageFilterForm
 from allocations.models import UNKNOWN_CONSUMER_TYPE
+from placement_site.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 from providers.ui.tree_layout import usage_row
 
@@ -161,18 +162,8 @@ def usages_csv(request):
     writer.writerow([*usage.headers, "Consumers", *usage.classes])
     for row in usage.rows:
         cells = usage.cells(row)
-        writer.writerow([*map(_csv_text, cells), row[len(cells)], *usage.amounts(row)])
+        writer.writerow([*map(safe_cell, cells), row[len(cells)], *usage.amounts(row)])
     return response
-
-
-# A spreadsheet runs a cell starting with one of these as a formula; project and user ids
-# are whatever API clients sent.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_text(value):
-    """A text cell of a CSV export, quoted with ' when a spreadsheet would run it."""
-    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
 
 
 @staff_member_required

@@ -5,6 +5,7 @@ from candidates import views
 
 urlpatterns = [
     path("candidates/", views.candidates, name="candidates"),
+    path("candidates.csv", views.candidates_csv, name="candidates-csv"),
     path("candidates/why-not/", views.why_not, name="why-not"),
     path("candidates/why-not.json", views.why_not_json, name="why-not-json"),
 ]

@@ -12,13 +12,14 @@ code the API sends at that microversion.
 The explainer parses the query the same way and asks candidates.explain, per
 tree and per provider, what keeps them out of the answer.
 """
+import csv
 from http import HTTPStatus
 
 import orjson
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
-from django.http import JsonResponse, QueryDict
+from django.http import HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -33,6 +34,7 @@ from placement_site.api.errors import error_body
 from placement_site.api.exceptions import domain_error_status
 from placement_site.api.microversion import Version
 from placement_site.domain_errors import SERVICE_ERRORS, error_message
+from placement_site.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 
 PER_PAGE = 50   # candidates per page of the explorer
@@ -210,6 +212,33 @@ def candidates(request):
                 "randomized": engine_options()["randomize"],
             })
     return render(request, "ui/candidates.html", context)
+
+
+@staff_member_required
+@require_GET
+def candidates_csv(request):
+    """The whole answer of the explorer's query (every page) as CSV: one row per
+    allocation (candidate number, tree, provider, class, amount, what the provider
+    would have left). A refused query gives the header row only."""
+    form = CandidatesForm(request.GET)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="candidates.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["Candidate", "Tree", "Provider", "Provider uuid", "Resource class",
+                     "Amount", "Left after"])
+    if not form.is_valid():
+        return response
+    body, error, _ = run_query(form.cleaned_data["q"], form.cleaned_data["version"])
+    if error:
+        return response
+    rows, summaries, _ = _candidate_tables(body)
+    roots = {s["uuid"]: s["root_name"] for s in summaries if s["has_tree"]}
+    for row in rows:
+        for alloc in row["allocations"]:
+            for rc, amount, left in alloc["resources"]:
+                writer.writerow([row["index"], safe_cell(roots.get(alloc["uuid"], "")),
+                                 safe_cell(alloc["name"]), alloc["uuid"], rc, amount, left])
+    return response
 
 
 def _page_number(value):

@@ -18,6 +18,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from placement_site.spreadsheet import safe_cell
 from providers.filtersets import ProviderFilterSet
 from providers.models import ResourceProvider
 from providers.selectors import trees
@@ -150,14 +151,6 @@ def provider_subtree(request, uuid):
     return render(request, "ui/provider_subtree.html", context)
 
 
-# Spreadsheets run a cell that starts with one of these as a formula.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_text(value):
-    return f"'{value}" if value.startswith(_FORMULA_START) else value
-
-
 @staff_member_required
 @require_GET
 def providers_csv(request):
@@ -190,7 +183,7 @@ def providers_csv(request):
     for row in rows:
         amounts = {rc: (used, capacity) for rc, used, capacity in usage.get(row["id"], ())}
         writer.writerow([
-            row["uuid"], _csv_text(row["name"]), row["generation"],
+            row["uuid"], safe_cell(row["name"]), row["generation"],
             row["parent_uuid"] or "", row["root_uuid"],
             " ".join(traits.get(row["id"], ())), " ".join(aggregates.get(row["id"], ())),
             *[value for rc in classes for value in amounts.get(rc, ("", ""))]])

@@ -1,4 +1,7 @@
 """The candidates page runs a query through the real API and tabulates the answer."""
+import csv
+import io
+
 import pytest
 from django.urls import reverse
 
@@ -224,3 +227,19 @@ def test_each_allocation_says_what_it_leaves(client, sample):
     # cn2: 16 - 2 used - 3; cn1-numa1: 8 - 3; cn1-numa0: 8 - 6 used, no room for 3
     assert left == {("cn2", "VCPU"): 11, ("cn1-numa1", "VCPU"): 5}
     assert "11 left" in response.content.decode()
+
+
+def test_the_whole_answer_as_csv(client, sample):
+    response = client.get(reverse("ui:candidates-csv"), {"q": "resources=VCPU:3",
+                                                         "version": "1.39"})
+    assert response["Content-Disposition"] == 'attachment; filename="candidates.csv"'
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["Candidate", "Tree", "Provider", "Provider uuid", "Resource class",
+                       "Amount", "Left after"]
+    assert sorted((r[1], r[2], r[4], r[5], r[6]) for r in rows[1:]) == [
+        ("cn1", "cn1-numa1", "VCPU", "3", "5"), ("cn2", "cn2", "VCPU", "3", "11")]
+    page = client.get(reverse("ui:candidates"), {"q": "resources=VCPU:3", "version": "1.39"})
+    assert 'id="candidates-csv"' in page.content.decode()
+    refused = client.get(reverse("ui:candidates-csv"), {"q": "resources=NOPE:1",
+                                                        "version": "1.39"})
+    assert len(list(csv.reader(io.StringIO(refused.content.decode())))) == 1
