@@ -67,7 +67,7 @@ def test_a_large_answer_is_paged_by_tree(ui):
             make_provider(f"host{index:02}-numa{numa}", parent=root, inventory={"VCPU": 4})
     ui.goto("/ui/candidates/")
     ui.fill("#id_q", "resources=VCPU:1,MEMORY_MB:256")
-    ui.click("form.card button[type=submit]")
+    ui.click("#query-form button[type=submit]")
     heading = ui.locator("main h2").first.inner_text()
     assert heading.startswith("56 allocation requests in 28 trees")
     assert "1–50 on this page" in heading
