@@ -20,6 +20,7 @@ from allocations.forms import UsageFilterForm
 from allocations.models import UNKNOWN_CONSUMER_TYPE
 from placement_site.spreadsheet import safe_cell
 from providers.models import ResourceProvider
+from providers.ui import numbers
 from providers.ui.tree_layout import usage_row
 
 TOP_USAGE_ROWS = 10
@@ -102,11 +103,6 @@ class UsageTable:
         return [amount or "" for amount in row[len(self.headers) + 1:]]
 
 
-def _thousands(amount):
-    """An amount as the page shows it: 1,234,567 ("" stays "")."""
-    return f"{amount:,}" if isinstance(amount, int) else amount
-
-
 def _sort_links(params, classes):
     """{column: (query string sorting by it, arrow shown)} for the table headers: a
     column sorts largest first, a second click smallest first."""
@@ -132,13 +128,13 @@ def usages(request):
     for row in page.object_list:
         cells, amounts = usage.cells(row), usage.amounts(row)
         table.append({"cells": cells, "consumers": row[len(cells)], "amounts": amounts,
-                      "shown": [_thousands(amount) for amount in amounts],
+                      "shown": [numbers.number(amount) for amount in amounts],
                       "consumers_query": _consumers_query(valid, cells)})
     totals = None
     if table:
         consumers, amounts = usage.total()
         totals = {"groups": page.paginator.count, "consumers": consumers, "amounts": amounts,
-                  "shown": [_thousands(amount) for amount in amounts]}
+                  "shown": [numbers.number(amount) for amount in amounts]}
     links = _sort_links(request.GET, usage.classes)
     kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
     return render(request, "ui/usages.html", {
