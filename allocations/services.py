@@ -316,28 +316,13 @@ def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
     InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
     AllocationWriteConflict.
     """
-    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
-    if not current.allocations:
-        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
-    # The new set is built from what is read now; the write itself refuses it unless the
-    # consumer is still at consumer_generation (what the caller saw).
-    wanted = {rp_uuid: dict(entry["resources"])
-              for rp_uuid, entry in current.allocations.items()}
-    amount = wanted.get(source_uuid, {}).pop(resource_class, None)
-    if amount is None:
-        raise exceptions.AllocationNotHeld(consumer_uuid, source_uuid, resource_class)
+    current, wanted, amount = _without_one(consumer_uuid, source_uuid, resource_class)
     if target_uuid == source_uuid:
         raise exceptions.MoveToSameProvider(source_uuid, resource_class)
-    if not wanted[source_uuid]:
-        del wanted[source_uuid]
     on_target = wanted.setdefault(target_uuid, {})
     on_target[resource_class] = on_target.get(resource_class, 0) + amount
-    allocations_replace(
-        consumers=[ConsumerAllocations(
-            consumer_uuid=consumer_uuid, project_id=current.project_id,
-            user_id=current.user_id, allocations=wanted, consumer_type=None,
-            generation=consumer_generation)],
-        provider_generations={source_uuid: source_generation, target_uuid: target_generation})
+    _replace_checked(consumer_uuid, current, wanted, consumer_generation,
+                     {source_uuid: source_generation, target_uuid: target_generation})
     return amount
 
 
@@ -351,6 +336,16 @@ def allocation_remove(*, consumer_uuid, resource_class, provider_uuid, consumer_
     Raises ConsumerAllocationsNotFound, AllocationNotHeld, ConsumerGenerationConflict,
     ProviderGenerationMismatch, AllocationWriteConflict.
     """
+    current, wanted, amount = _without_one(consumer_uuid, provider_uuid, resource_class)
+    _replace_checked(consumer_uuid, current, wanted, consumer_generation,
+                     {provider_uuid: provider_generation})
+    return amount
+
+
+def _without_one(consumer_uuid, provider_uuid, resource_class):
+    """(the consumer's allocations as read now, its allocation set without `resource_class`
+    on `provider_uuid`, the amount taken off). The write that follows is checked against
+    the generations the caller saw, so reading now is safe."""
     current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
     if not current.allocations:
         raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
@@ -361,13 +356,19 @@ def allocation_remove(*, consumer_uuid, resource_class, provider_uuid, consumer_
         raise exceptions.AllocationNotHeld(consumer_uuid, provider_uuid, resource_class)
     if not wanted[provider_uuid]:
         del wanted[provider_uuid]
+    return current, wanted, amount
+
+
+def _replace_checked(consumer_uuid, current, wanted, consumer_generation,
+                     provider_generations):
+    """The consumer's allocations become `wanted` (project and user kept), refused unless
+    the consumer and the providers are still at the generations the caller saw."""
     allocations_replace(
         consumers=[ConsumerAllocations(
             consumer_uuid=consumer_uuid, project_id=current.project_id,
             user_id=current.user_id, allocations=wanted, consumer_type=None,
             generation=consumer_generation)],
-        provider_generations={provider_uuid: provider_generation})
-    return amount
+        provider_generations=provider_generations)
 
 
 def consumer_allocations_remove(*, consumer_uuid, generation):

@@ -1,4 +1,10 @@
-"""manage.py reshape: apply a POST /reshaper payload offline, or preview it."""
+"""manage.py reshape: apply a POST /reshaper payload offline, or preview it.
+
+Apply a reshaper payload (the JSON body of POST /reshaper) without a running server: the
+endpoint's schema for the microversion, then the same reshape service and single
+transaction as the endpoint. Prints the inventories and allocations that change (before
+-> after). --dry-run shows the same but rolls everything back.
+"""
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -18,13 +24,7 @@ from providers.rules import INVENTORY_FIELDS
 
 
 class Command(ActorCommandMixin, BaseCommand):
-    help = (
-        "Apply a reshaper payload (the JSON body of POST /reshaper) without a running "
-        "server: the endpoint's schema for the microversion, then the same reshape "
-        "service and single transaction as the endpoint. Prints the "
-        "inventories and allocations that change (before -> after). --dry-run shows "
-        "the same but rolls everything back."
-    )
+    help = __doc__
 
     def add_arguments(self, parser):
         parser.add_argument("file", metavar="FILE", help="JSON file with the reshaper body.")
