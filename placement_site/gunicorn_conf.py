@@ -19,12 +19,14 @@
 import os
 import tempfile
 
+from placement_site.front_door import REQUEST_LINE_LIMIT
+
 worker_class = "placement_site.gunicorn_worker.PlacementThreaded"
 threads = 4
 timeout = 30
 keepalive = 75
-limit_request_line = 8190
-limit_request_field_size = 8190
+limit_request_line = REQUEST_LINE_LIMIT
+limit_request_field_size = REQUEST_LINE_LIMIT
 
 # Set here, in the master, before any worker imports prometheus_client.
 # A necessary exception to "only config.py touches the environment": prometheus-client reads it.

@@ -30,10 +30,10 @@ import time
 
 from placement_site import config
 from placement_site.cmd import fail
+from placement_site.front_door import HEADER_BUFFER
 
 PROG = "placement-api"
 
-HEADER_BUFFER = 8192  # gunicorn's largest request line (limit_request_line) is 8190
 CLIENT_TIMEOUT = 30
 KEEPALIVE = 75  # clients (keystoneauth, the CLI) reuse connections after pauses of seconds
 # nginx's own refusals, each in Placement's error body: status -> detail

@@ -192,6 +192,19 @@ def test_oversized_request_line_with_a_body_on_a_kept_alive_connection(server):
         _placement_error(*_response(sock), detail)
 
 
+def test_the_request_line_limit_is_the_one_the_ui_states(server):
+    # the candidates page says from which size a query is refused (front_door.py)
+    from placement_site.front_door import REQUEST_LINE_LIMIT, request_line_bytes
+
+    path = "/resource_providers?name="
+    longest = path + "a" * (REQUEST_LINE_LIMIT - request_line_bytes(path))
+    for target, expected in ((longest, 200), (longest + "a", 400)):
+        assert request_line_bytes(target) == REQUEST_LINE_LIMIT + (expected == 400)
+        status, _, _ = _exchange(server, f"GET {target} HTTP/1.1\r\n".encode() + ADMIN
+                                 + b"Connection: close\r\n\r\n")
+        assert status == expected, (len(target), server.kind)
+
+
 def test_body_above_the_limit_is_refused_before_it_is_sent(any_server):
     # issue 34, 2: 413 with Placement's error body, and nothing of the body was needed
     with _connect(any_server) as sock:
