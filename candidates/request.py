@@ -54,9 +54,9 @@ from providers.query_params import (
     parse_required_value,
     parse_resources,
 )
-from providers.rules import GROUP_SUFFIX_REGEX
+from providers.rules import GROUP_SUFFIX_FORM, GROUP_SUFFIX_REGEX
 
-NUMERIC_SUFFIX = "[1-9][0-9]*"
+NUMERIC_SUFFIX, NUMERIC_SUFFIX_FORM = "[1-9][0-9]*", "a whole number from 1"
 STRING_SUFFIX = GROUP_SUFFIX_REGEX
 _KEY_RE = re.compile(r"^(resources|required|member_of|in_tree)(.*)$")
 LIMIT_PATTERN = "^[1-9][0-9]*$"
@@ -135,6 +135,14 @@ class ParsedRequest:
 # --- §3.2 schema -------------------------------------------------------------------
 
 
+def group_suffix_rule(version):
+    """(regex, the same in words) of a request group's suffix (`resources{S}`) at
+    `version`: a number below 1.33, then GROUP_SUFFIX_REGEX."""
+    if version >= STRING_SUFFIXES:
+        return STRING_SUFFIX, GROUP_SUFFIX_FORM
+    return NUMERIC_SUFFIX, NUMERIC_SUFFIX_FORM
+
+
 def query_schema(version, extensions=frozenset()):
     """The JSON schema of the query string (last value of each key) at `version`, with
     the opt-in `extensions` that are on."""
@@ -148,7 +156,7 @@ def query_schema(version, extensions=frozenset()):
             properties["member_of"] = {"type": "string"}
         return {"type": "object", "properties": properties, "required": ["resources"],
                 "additionalProperties": False}
-    suffix = STRING_SUFFIX if version >= STRING_SUFFIXES else NUMERIC_SUFFIX
+    suffix = group_suffix_rule(version)[0]
     prefixes = ["resources", "required", "member_of"]
     if version >= CANDIDATES_IN_TREE:
         prefixes.append("in_tree")

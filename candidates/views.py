@@ -23,17 +23,19 @@ from django.http import HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
-from django.views.decorators.http import require_GET
+from django.utils.encoding import iri_to_uri
+from django.views.decorators.http import require_http_methods
 
 from candidates import engine, explain, present
 from candidates.explain import reasons as explain_reasons
-from candidates.forms import CandidatesForm, FlavorForm, WhyNotForm, candidate_versions
+from candidates.forms import CandidatesForm, FlavorForm, WhyNotForm
 from candidates.options import engine_options, extensions
 from candidates.request import parse_request
 from placement_site.api.errors import error_body
 from placement_site.api.exceptions import domain_error_status
 from placement_site.api.microversion import Version
 from placement_site.domain_errors import SERVICE_ERRORS, error_message
+from placement_site.front_door import REQUEST_LINE_LIMIT, fits_in_link, request_line_bytes
 from placement_site.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 
@@ -177,20 +179,29 @@ def _left(free, uuid, rc, amount):
 
 
 @staff_member_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def candidates(request):
-    """The explorer. A flavor (?flavor=1&vcpus=…) is first written as a query string and
-    the page redirects to it, so the query shows (and can be edited) in the query box."""
-    flavor = FlavorForm(request.GET if "flavor" in request.GET else None)
-    if flavor.is_bound and flavor.is_valid():
-        return redirect(reverse("ui:candidates") + "?" + urlencode(
-            {"q": flavor.query(), "version": candidate_versions()[0]}))
-    form = CandidatesForm(request.GET if "q" in request.GET else None)
+    """The explorer. Its forms are posted: a flavor is first written as a query string;
+    a query whose page URL fits a link is redirected to it (shareable, and the query
+    shows in the query box), a longer one is answered from the post, the page saying
+    what the front door makes of it."""
+    flavor = FlavorForm(request.POST if "flavor" in request.POST else None)
+    params = _params(request)
+    if flavor.is_bound:
+        if not flavor.is_valid():
+            return render(request, "ui/candidates.html",
+                          {"form": CandidatesForm(), "flavor": flavor})
+        params = {"q": flavor.query(), "version": flavor.version_name}
+    form = CandidatesForm(params if "q" in params else None)
     context = {"form": form, "flavor": flavor}
     if form.is_bound and form.is_valid():
         version = form.cleaned_data["version"]
         query = form.cleaned_data["q"]
-        page_number = _page_number(request.GET.get("page"))
+        page_number = _page_number(params.get("page"))
+        url = page_url("ui:candidates", q=query, version=version, page=params.get("page"))
+        if request.method == "POST" and fits_in_link(url):
+            return redirect(url)
+        context["long_query"] = query_size(form.api_path(), url)
         body, error, result = run_query(query, version, page=page_number)
         context.update({"ran": True, "status": error["status"] if error else 200,
                         "api_path": form.api_path(), "version": version,
@@ -215,12 +226,12 @@ def candidates(request):
 
 
 @staff_member_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def candidates_csv(request):
     """The whole answer of the explorer's query (every page) as CSV: one row per
     allocation (candidate number, tree, provider, class, amount, what the provider
     would have left). A refused query gives the header row only."""
-    form = CandidatesForm(request.GET)
+    form = CandidatesForm(_params(request))
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="candidates.csv"'
     writer = csv.writer(response)
@@ -239,6 +250,32 @@ def candidates_csv(request):
                 writer.writerow([row["index"], safe_cell(roots.get(alloc["uuid"], "")),
                                  safe_cell(alloc["name"]), alloc["uuid"], rc, amount, left])
     return response
+
+
+def _params(request):
+    """The pages' parameters: a posted form's, or the URL's."""
+    return request.POST if request.method == "POST" else request.GET
+
+
+def page_url(view_name, **params):
+    """The URL of a page with these parameters (those None or blank left out)."""
+    return reverse(view_name) + "?" + urlencode(
+        {key: value for key, value in params.items() if value not in (None, "", False)})
+
+
+def query_size(api_path, url):
+    """What the front door makes of a query, or None when it takes both GET `api_path`
+    (/allocation_candidates?query) and the page's own `url`: the query's size as sent,
+    the request line of the API's GET and the limit, whether the front door would refuse
+    it, and whether the page is too long to be a link (it is then posted: its pager, CSV
+    and why-not are buttons)."""
+    sent = iri_to_uri(api_path)
+    api_line = request_line_bytes(sent)
+    refused, posted = api_line > REQUEST_LINE_LIMIT, not fits_in_link(url)
+    if not (refused or posted):
+        return None
+    return {"bytes": len(sent.partition("?")[2]), "api_line": api_line,
+            "limit": REQUEST_LINE_LIMIT, "api_refused": refused, "posted": posted}
 
 
 def _page_number(value):
@@ -279,16 +316,29 @@ def _form_error(form):
 
 
 @staff_member_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def why_not(request):
     """The explainer's page: a form, then per tree and per provider what excludes it.
     A refused query shows Placement's status, message and code in the page, which
     itself answers 200 like the candidates page (the JSON answers the refusal's
-    status)."""
-    form = WhyNotForm(request.GET if "q" in request.GET else None)
+    status). Posted like the explorer: redirected to its URL when that fits a link."""
+    params = _params(request)
+    form = WhyNotForm(params if "q" in params else None)
     context = {"form": form}
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
+        base = {"q": data["q"], "version": data["version"]}
+        for optional in ("tree", "per_page"):
+            if data[optional]:
+                base[optional] = data[optional]
+        json_base = dict(base)
+        if data["excluded"]:
+            base["excluded"] = "on"
+        url = page_url("ui:why-not", **base, page=data["page"])
+        if request.method == "POST" and fits_in_link(url):
+            return redirect(url)
+        context.update({"long_query": query_size(form.api_path(), url),
+                        "posted_fields": list(base.items())})
         explanation, error = explain_query(data["q"], data["version"], page=data["page"],
                                            per_page=data["per_page"], tree=data["tree"])
         context.update({"ran": True, "version": data["version"], "api_path": form.api_path(),
@@ -297,13 +347,6 @@ def why_not(request):
         if error:
             context["error"] = error
         else:
-            base = {"q": data["q"], "version": data["version"]}
-            for optional in ("tree", "per_page"):
-                if data[optional]:
-                    base[optional] = data[optional]
-            json_base = dict(base)
-            if data["excluded"]:
-                base["excluded"] = "on"
             info = explanation["page"]
             trees = explanation["trees"]
             shown = [t for t in trees if not t["fits"]] if data["excluded"] else trees
@@ -358,13 +401,13 @@ def _tree_cards(trees):
 
 
 @staff_member_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def why_not_json(request):
     """The explanation as JSON for scripts (shape: candidates.explain's docstring), plus
     the query and version. Parameters: q, version, and optionally page, per_page (up to
     explain.MAX_PER_PAGE trees) and tree. A refused query -> {"error": {status, title,
-    code, detail}} with its status (400)."""
-    form = WhyNotForm(request.GET)
+    code, detail}} with its status (400). A query too long for a URL may be posted."""
+    form = WhyNotForm(_params(request))
     if not form.is_valid():
         return JsonResponse({"error": _form_error(form)}, status=400)
     data = form.cleaned_data

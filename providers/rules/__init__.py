@@ -40,6 +40,7 @@ from providers.rules.names import (  # noqa: F401
     CUSTOM_NAME_REGEX,
     CUSTOM_NAME_SCHEMA,
     CUSTOM_PREFIX,
+    GROUP_SUFFIX_FORM,
     GROUP_SUFFIX_REGEX,
     INVALID_TRAIT,
     MAX_NAME_LENGTH,

@@ -18,6 +18,7 @@ NAME_REGEX = r"^[A-Z0-9_]+$"
 CUSTOM_NAME_REGEX = r"^CUSTOM_[A-Z0-9_]+$"
 # The suffix of a request group (`resources{S}`, `mappings` keys, 1.33+).
 GROUP_SUFFIX_REGEX = r"[a-zA-Z0-9_-]{1,64}"
+GROUP_SUFFIX_FORM = "1 to 64 letters, digits, '_' or '-'"
 
 CLASS_NAME_PATTERN = re.compile(NAME_REGEX)
 CUSTOM_NAME_PATTERN = re.compile(CUSTOM_NAME_REGEX)

@@ -1,6 +1,7 @@
 """The candidates page runs a query through the real API and tabulates the answer."""
 import csv
 import io
+import uuid
 
 import pytest
 from django.urls import reverse
@@ -201,22 +202,83 @@ def test_a_page_is_a_constant_number_of_queries(client, db, django_assert_max_nu
 
 # --- a flavor-like form, and what each candidate leaves (issue 35, item 7) -------------------
 
+def flavor(client, groups=(), **fields):
+    """Post the flavor form: its fields, and up to three granular groups (dicts)."""
+    data = {"flavor": "1", "group-TOTAL_FORMS": "3", "group-INITIAL_FORMS": "0"}
+    data.update(fields)
+    for index, group in enumerate(groups):
+        data.update({f"group-{index}-{key}": value for key, value in group.items()})
+    return client.post(reverse("ui:candidates"), data)
+
+
 def test_a_flavor_writes_the_query(client, sample):
-    response = client.get(reverse("ui:candidates"), {
-        "flavor": "1", "vcpus": "2", "ram": "2", "ram_unit": "GB", "disk": "",
-        "required": "HW_CPU_X86_AVX2", "forbidden": "CUSTOM_X, CUSTOM_Y",
-        "aggregates": "a0000000-0000-0000-0000-00000000000a", "limit": "5"})
+    response = flavor(client, vcpus="2", ram="2", ram_unit="GB", disk="",
+                      required="HW_CPU_X86_AVX2", forbidden="CUSTOM_X, CUSTOM_Y",
+                      aggregates="a0000000-0000-0000-0000-00000000000a", limit="5")
     assert response.status_code == 302
     followed = client.get(response["Location"])
     assert followed.context["form"].cleaned_data["q"] == (
         "resources=VCPU:2,MEMORY_MB:2048&required=HW_CPU_X86_AVX2,!CUSTOM_X,!CUSTOM_Y"
         "&member_of=in:a0000000-0000-0000-0000-00000000000a&limit=5")
-    in_mb = client.get(reverse("ui:candidates"), {"flavor": "1", "ram": "512",
-                                                  "ram_unit": "MB"})
+    in_mb = flavor(client, ram="512", ram_unit="MB")
     assert "resources%3DMEMORY_MB%3A512" in in_mb["Location"]
-    empty = client.get(reverse("ui:candidates"), {"flavor": "1", "required": "X"})
+    empty = flavor(client, required="X")
     assert empty.status_code == 200
-    assert "Give at least one of VCPU, RAM and disk." in empty.content.decode()
+    assert "Give at least one of VCPU, RAM and disk, or the resources of a group." in \
+        empty.content.decode()
+
+
+def test_a_flavor_with_granular_groups(client, sample):
+    """Groups as nova writes a flavor's extra specs: resources<S>, required<S> (with
+    forbidden traits), member_of<S>, group_policy and root_required."""
+    response = flavor(
+        client, vcpus="1", ram="512", ram_unit="MB", group_policy="isolate",
+        root_required="HW_CPU_X86_AVX2", root_forbidden="CUSTOM_Z",
+        groups=[{"suffix": "numa_a", "resources": "VCPU:1"},
+                {"suffix": "2", "resources": "VCPU:1, MEMORY_MB:256",
+                 "required": "CUSTOM_A", "forbidden": "CUSTOM_B",
+                 "aggregates": "a0000000-0000-0000-0000-00000000000a"},
+                {"suffix": "", "resources": ""}])
+    assert response.status_code == 302
+    followed = client.get(response["Location"])
+    assert followed.context["form"].cleaned_data["q"] == (
+        "resources=VCPU:1,MEMORY_MB:512&resourcesnuma_a=VCPU:1"
+        "&resources2=VCPU:1,MEMORY_MB:256&required2=CUSTOM_A,!CUSTOM_B"
+        "&member_of2=in:a0000000-0000-0000-0000-00000000000a"
+        "&group_policy=isolate&root_required=HW_CPU_X86_AVX2,!CUSTOM_Z")
+    assert followed.context["version"] == followed.context["form"].fields["version"].initial
+
+
+def test_a_malformed_flavor_gets_field_errors(client, db):
+    response = flavor(client, vcpus="1", aggregates="not-a-uuid", groups=[
+        {"suffix": "a b", "resources": "VCPU:x"},
+        {"suffix": "", "resources": "VCPU:1"},
+        {"suffix": "ok", "resources": "VCPU"}])
+    assert response.status_code == 200
+    groups = response.context["flavor"].groups
+    assert groups.errors[0] == {
+        "suffix": ["“a b” is not a group suffix: a suffix is 1 to 64 letters, digits, "
+                   "'_' or '-'."],
+        "resources": ["Requested resource VCPU expected positive integer amount. Got: x. "
+                      "Write CLASS:amount, e.g. VCPU:2."]}
+    assert groups.errors[1] == {"suffix": ["Give this group a suffix (the 1 of resources1)."]}
+    assert "Expected resources query string" in groups.errors[2]["resources"][0]
+    assert response.context["flavor"].errors["aggregates"] == [
+        "Expected 'member_of' parameter to contain valid UUID(s). Got: not-a-uuid"]
+    body = response.content.decode()
+    assert "is not a group suffix" in body and "Got: not-a-uuid" in body
+    assert "ran" not in response.context
+
+    twice = flavor(client, vcpus="1", group_policy="none", groups=[
+        {"suffix": "1", "resources": "VCPU:1"}, {"suffix": "1", "resources": "VCPU:2"}])
+    assert twice.context["flavor"].groups.non_form_errors() == [
+        "Two groups have the suffix “1”."]
+    # what the API refuses of the whole query, in the API's words: no group_policy
+    no_policy = flavor(client, vcpus="1", groups=[
+        {"suffix": "1", "resources": "VCPU:1"}, {"suffix": "2", "resources": "VCPU:2"}])
+    assert no_policy.context["flavor"].non_field_errors() == [
+        'The "group_policy" parameter is required when specifying more than one '
+        '"resources{N}" parameter.']
 
 
 def test_each_allocation_says_what_it_leaves(client, sample):
@@ -243,3 +305,76 @@ def test_the_whole_answer_as_csv(client, sample):
     refused = client.get(reverse("ui:candidates-csv"), {"q": "resources=NOPE:1",
                                                         "version": "1.39"})
     assert len(list(csv.reader(io.StringIO(refused.content.decode())))) == 1
+
+
+# --- queries too long for a URL (issue 35, item 10) ---------------------------------------
+
+def long_query(size=20_000):
+    """resources=VCPU:1 and a list of forbidden aggregates: `size` bytes or a little more."""
+    uuids = [str(uuid.UUID(int=index + 1)) for index in range(size // 37 + 1)]
+    return "resources=VCPU:1&member_of=!in:" + ",".join(uuids)
+
+
+def test_a_posted_query_that_fits_a_link_is_redirected_to_it(client, many):
+    response = client.post(reverse("ui:candidates"), {"q": "resources=VCPU:1",
+                                                      "version": "1.39", "page": "2"})
+    assert response.status_code == 302
+    assert response["Location"] == (reverse("ui:candidates")
+                                    + "?q=resources%3DVCPU%3A1&version=1.39&page=2")
+    page = client.get(response["Location"])
+    assert page.context["long_query"] is None
+    assert 'id="long-query"' not in page.content.decode()
+
+
+def test_a_20kb_query_gets_an_explained_page_with_its_answer(client, many):
+    query = long_query()
+    response = client.post(reverse("ui:candidates"), {"q": query, "version": "1.39"})
+    assert response.status_code == 200
+    facts = response.context["long_query"]
+    assert facts["bytes"] == len(query) > 20_000
+    assert facts["api_line"] == len(f"GET /allocation_candidates?{query} HTTP/1.1")
+    assert facts["api_refused"] and facts["posted"] and facts["limit"] == 8190
+    body = response.content.decode()
+    notice = body.split('id="long-query"')[1].split("</div>")[0]
+    assert f"This query is {len(query):,} bytes long." in notice
+    assert "over the front door's limit of 8,190" in notice
+    assert "A client must shorten it" in notice
+    # and the answer, paged by posting the query again
+    assert response.context["total"] == 70 and len(response.context["candidate_rows"]) == 50
+    assert '<button form="ran-query" name="page" value="2"' in body
+    second = client.post(reverse("ui:candidates"), {"q": query, "version": "1.39",
+                                                    "page": "2"})
+    assert [row["index"] for row in second.context["candidate_rows"]] == list(range(51, 71))
+    # a shared link (no front door in between here) says the same
+    linked = client.get(reverse("ui:candidates"), {"q": query, "version": "1.39"})
+    assert linked.context["long_query"] == facts and linked.context["total"] == 70
+
+
+def test_a_long_querys_csv_and_why_not_are_posted(client, many):
+    query = long_query()
+    page = client.post(reverse("ui:candidates"), {"q": query, "version": "1.39"})
+    body = page.content.decode()
+    assert f'formaction="{reverse("ui:candidates-csv")}"' in body
+    assert f'formaction="{reverse("ui:why-not")}"' in body
+    rows = list(csv.reader(io.StringIO(client.post(
+        reverse("ui:candidates-csv"), {"q": query, "version": "1.39"}).content.decode())))
+    assert len({row[0] for row in rows[1:]}) == 70
+
+    why = client.post(reverse("ui:why-not"), {"q": query, "version": "1.39"})
+    assert why.status_code == 200
+    assert why.context["long_query"]["api_refused"]
+    assert why.context["explanation"]["page"]["trees"] == 40
+    assert "This query is" in why.content.decode()
+    document = client.post(reverse("ui:why-not-json"), {"q": query, "version": "1.39"}).json()
+    assert document["query"] == query and document["page"]["trees"] == 40
+    short = client.post(reverse("ui:why-not"), {"q": "resources=VCPU:1", "version": "1.39",
+                                                "excluded": "on"})
+    assert short.status_code == 302 and "excluded=on" in short["Location"]
+
+
+def test_a_query_the_api_takes_but_too_long_for_a_link(client, many):
+    query = long_query(5_000)
+    response = client.post(reverse("ui:candidates"), {"q": query, "version": "1.39"})
+    facts = response.context["long_query"]
+    assert facts["posted"] and not facts["api_refused"]
+    assert "The API takes it" in response.content.decode()
