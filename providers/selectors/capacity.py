@@ -131,7 +131,7 @@ class HeatCell:
     name: str
     percent: float = 0.0        # the highest used / capacity of the cell's classes
     over: bool = False          # some class is used beyond its capacity
-    details: list = field(default_factory=list)  # [(class, used, usable, percent or None)]
+    rows: list = field(default_factory=list)    # [InventoryUsage] by class name
 
     @property
     def step(self):
@@ -139,6 +139,12 @@ class HeatCell:
         if self.over:
             return "over"
         return min(int(self.percent * HEAT_STEPS // 100), HEAT_STEPS)
+
+    @property
+    def top(self):
+        """The InventoryUsage that decides the cell's step: a class over capacity
+        first, then the most used one."""
+        return max(self.rows, key=lambda row: (row.over_capacity, row.percent or 0.0))
 
 
 def heat_cells(usages, resource_class=None):
@@ -151,11 +157,10 @@ def heat_cells(usages, resource_class=None):
         cell = cells.get(row.provider_id)
         if cell is None:
             cell = cells[row.provider_id] = HeatCell(row.provider_uuid, row.provider_name)
-        percent = row.percent
-        cell.details.append((row.resource_class, row.used, row.usable, percent))
+        cell.rows.append(row)
         cell.over = cell.over or row.over_capacity
         # No capacity: over capacity when anything is used (flagged above), else unused.
-        cell.percent = max(cell.percent, percent or 0.0)
+        cell.percent = max(cell.percent, row.percent or 0.0)
     return list(cells.values())
 
 

@@ -38,3 +38,9 @@ def class_name(name):
 def _after_underscores(name):
     parts = name.split("_")
     return [f"{part}_" for part in parts[:-1]] + parts[-1:]
+
+
+@register.filter(name="percent")
+def percent_filter(value):
+    """{{ value|percent }}: '75.0%' (providers.ui.numbers.percent)."""
+    return numbers.percent(value)

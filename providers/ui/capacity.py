@@ -7,26 +7,81 @@ or of its most used class), pure HTML/CSS. Three queries whatever the size of
 the cloud (session, user, the inventories with their usage): every number is
 computed from one read with providers.rules' capacity formula
 (providers.selectors.capacity).
+
+The map is not colour alone: each cell's accessible name says the provider and
+its numbers (shown under the map on hover and keyboard focus), a cell over
+capacity carries a "!" as well as stripes, the legend says each step in words,
+and a table of the same providers, sorted and paged, follows the map.
 """
+from urllib.parse import urlencode
+
 from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from providers.selectors import capacity as selectors
+from providers.ui.numbers import number, percent
 from providers.ui.tree_layout import usage_bar
 
+TABLE_ROWS = 50
+# the table's orders: (value of ?sort=, what a column header says it does)
+TABLE_SORTS = {"-usage": "fullest first", "usage": "emptiest first", "name": "by name"}
+OVER_CAPACITY = "over capacity"
 
-def _cell_title(cell):
-    """The tooltip of a heatmap cell: the provider and each class's usage."""
-    parts = [f"{rc} {used}/{usable}" + (f" ({pct:.0f}%)" if pct is not None else "")
-             for rc, used, usable, pct in cell.details]
-    flag = " — over capacity" if cell.over else ""
+
+def _cell_label(cell):
+    """A cell's accessible name: the provider and each class's usage, in words."""
+    parts = [f"{row.resource_class} {number(row.used)} of {number(row.usable)} used"
+             + (f" ({percent(row.percent)})" if row.percent is not None else "")
+             for row in cell.rows]
+    flag = f", {OVER_CAPACITY}" if cell.over else ""
     return f"{cell.name}: {', '.join(parts)}{flag}"
 
 
 def _heat_css(step):
     return "h-over" if step == "over" else f"h{step}"
+
+
+def _legend():
+    """[(css, words)] for each colour step, then over capacity."""
+    width = 100 // selectors.HEAT_STEPS
+    steps = [(_heat_css(step), f"{step * width}–{(step + 1) * width}%")
+             for step in range(selectors.HEAT_STEPS)]
+    return steps + [(_heat_css(selectors.HEAT_STEPS), "100% (full)"),
+                    (_heat_css("over"), OVER_CAPACITY)]
+
+
+def _sorted(cells, sort):
+    """The cells in the table's order: by usage (a cell over capacity counts as the
+    fullest), then by name; or by name alone."""
+    if sort == "name":
+        return cells     # the selector's order
+    if sort == "usage":
+        return sorted(cells, key=lambda cell: (cell.over, cell.percent))
+    return sorted(cells, key=lambda cell: (not cell.over, -cell.percent))
+
+
+def _table(request, cells, chosen):
+    """The table of the same providers: a page of rows, the sort and page links."""
+    sort = request.GET.get("sort")
+    if sort not in TABLE_SORTS:
+        sort = "-usage"
+    page = Paginator(_sorted(cells, sort), TABLE_ROWS).get_page(request.GET.get("page"))
+    rows = []
+    for cell in page.object_list:
+        full = cell.step == selectors.HEAT_STEPS
+        rows.append({"cell": cell, "row": cell.top, "css": _heat_css(cell.step),
+                     "percent": percent(cell.top.percent),
+                     "state": OVER_CAPACITY if cell.over else "full" if full else ""})
+    kept = [("rc", chosen)] if chosen else []
+    return {
+        "rows": rows, "page": page, "sort": sort, "sort_words": TABLE_SORTS[sort],
+        "page_query": urlencode(kept + [("sort", sort)]),
+        "by_name": urlencode(kept + [("sort", "name")]),
+        "by_usage": urlencode(kept + [("sort", "usage" if sort == "-usage" else "-usage")]),
+    }
 
 
 @staff_member_required
@@ -46,9 +101,10 @@ def capacity(request):
         "class_names": names,
         "chosen": chosen,
         "cells": cells,
-        "heatmap": [(cell.uuid, _heat_css(cell.step), _cell_title(cell)) for cell in cells],
-        "steps": [(_heat_css(step), step * 100 // selectors.HEAT_STEPS)
-                  for step in range(selectors.HEAT_STEPS + 1)],
+        "heatmap": [(cell.uuid, _heat_css(cell.step), _cell_label(cell)) for cell in cells],
+        "legend": _legend(),
+        "over_cells": sum(cell.over for cell in cells),
+        "table": _table(request, cells, chosen),
         "over": [row for row in usages if row.over_capacity],
         "provider_base": provider_base,
     })

@@ -31,6 +31,13 @@ def number(value):
     return f"{value:,}"
 
 
+def percent(value):
+    """75.04 -> '75.0%' (one decimal, as the capacity table shows); None -> ''."""
+    if value is None:
+        return ""
+    return f"{number(round(value, 1))}%"
+
+
 def size(resource_class, value):
     """The amount `value` of `resource_class` as a size in the largest binary unit it
     reaches ('83.5 TiB'), or '' when the class has no size unit or that unit is the

@@ -59,8 +59,9 @@ def test_capacity_page_and_heatmap(ui, cloud):
     assert cells.count() == 7           # every provider with inventory
     over = ui.locator(".heatmap a.h-over")
     assert over.count() == 1
-    assert over.get_attribute("title") == "cn2-numa0: VCPU 6/4 (150%) — over capacity"
-    assert ui.locator(".heatmap a.h7").get_attribute("title") == "cn1-numa0: VCPU 24/32 (75%)"
+    assert over.get_attribute("aria-label") == "cn2-numa0: VCPU 6 of 4 used (150.0%), over capacity"
+    assert ui.locator(".heatmap a.h7").get_attribute("aria-label") == \
+        "cn1-numa0: VCPU 24 of 32 used (75.0%)"
     assert ui.locator("table").last.locator("td").all_inner_texts()[:2] == ["cn2-numa0", "VCPU"]
     screenshot(ui, "capacity")
 

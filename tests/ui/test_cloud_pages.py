@@ -113,15 +113,16 @@ def test_heatmap_cells_by_usage(client, sample):
         "shared-disk": 1,       # 10%
     }
     body = text(response)
-    assert (f'<a href="/ui/providers/{sample["cn2"].uuid}/" class="h1" '
-            'title="cn2: MEMORY_MB 512/8192 (6%), VCPU 2/16 (12%)"></a>') in body
+    # each cell's accessible name says the provider and its numbers (no hover needed)
+    assert (f'<a href="/ui/providers/{sample["cn2"].uuid}/" class="h1" aria-label="cn2: '
+            'MEMORY_MB 512 of 8,192 used (6.2%), VCPU 2 of 16 used (12.5%)"></a>') in body
     assert f'href="/ui/providers/{sample["numa0"].uuid}/" class="h7"' in body
     assert body.count('/" class="h') == 5
 
     vcpu_only = client.get(reverse("ui:capacity"), {"rc": "VCPU"})
     assert vcpu_only.context["chosen"] == "VCPU"
     assert [c.name for c in vcpu_only.context["cells"]] == ["cn1-numa0", "cn1-numa1", "cn2"]
-    assert 'title="cn2: VCPU 2/16 (12%)"' in text(vcpu_only)
+    assert 'aria-label="cn2: VCPU 2 of 16 used (12.5%)"' in text(vcpu_only)
     # an unknown class falls back to every class
     assert client.get(reverse("ui:capacity"), {"rc": "NOPE"}).context["chosen"] is None
 
@@ -133,14 +134,53 @@ def test_heatmap_marks_over_capacity(client, db):
     response = client.get(reverse("ui:capacity"))
     cell, = response.context["cells"]
     assert (cell.step, cell.over) == ("over", True)
-    assert (f'class="h-over" title="squeezed: VCPU 3/2 (150%) — over capacity"'
-            in text(response))
+    body = text(response)
+    assert 'class="h-over" aria-label="squeezed: VCPU 3 of 2 used (150.0%), over capacity"' in body
+    # said in words beside the map, and in the table's row
+    assert "1 over capacity (striped, marked !)" in body
+    row, = response.context["table"]["rows"]
+    assert (row["cell"].name, row["state"]) == ("squeezed", "over capacity")
+    assert '<td><span class="flag over">over capacity</span></td>' in body
+
+
+def test_heatmap_legend_says_each_step_in_words(client, sample):
+    legend = text(client.get(reverse("ui:capacity"))).split('id="heat-legend">')[1].split("</p>")[0]
+    words = re.sub(r"<[^>]+>", "", legend).split()
+    assert words[:2] == ["0–10%", "10–20%"]
+    assert words[-5:] == ["90–100%", "100%", "(full)", "over", "capacity"]
+
+
+def test_table_of_the_heatmap_providers_sorts_and_pages(client, db):
+    _cloud(60)   # VCPU used 1..60 of 64: node-0059 fullest
+    response = client.get(reverse("ui:capacity"), {"rc": "VCPU"})
+    table = response.context["table"]
+    rows = table["rows"]
+    assert len(rows) == 50 and table["page"].paginator.count == 60
+    assert [r["cell"].name for r in rows[:2]] == ["node-0059", "node-0058"]
+    first = rows[0]
+    assert (first["row"].resource_class, first["row"].used, first["row"].usable,
+            first["percent"], first["state"]) == ("VCPU", 60, 64, "93.8%", "")
+    body = text(response)
+    assert body.index('id="heatmap"') < body.index('href="#providers-table"') \
+        < body.index('class="heatmap"') < body.index('id="providers-table"')
+    assert '<a href="?rc=VCPU&amp;sort=-usage&amp;page=2#providers-table">next →</a>' in body
+
+    second = client.get(reverse("ui:capacity"), {"rc": "VCPU", "sort": "-usage", "page": 2})
+    assert [r["cell"].name for r in second.context["table"]["rows"]] == [
+        f"node-{i:04d}" for i in range(9, -1, -1)]
+    emptiest = client.get(reverse("ui:capacity"), {"sort": "usage"}).context["table"]["rows"]
+    assert emptiest[0]["cell"].name == "node-0000"
+    by_name = client.get(reverse("ui:capacity"), {"sort": "name"}).context["table"]["rows"]
+    assert [r["cell"].name for r in by_name[:2]] == ["node-0000", "node-0001"]
+    # a sort or page that is not one is the default, not an error
+    odd = client.get(reverse("ui:capacity"), {"sort": "x';", "page": "99"})
+    assert odd.status_code == 200 and odd.context["table"]["sort"] == "-usage"
 
 
 def test_heatmap_escapes_names(client, db):
     make_provider('<b>"x"</b>', inventory={"VCPU": 1})
     body = text(client.get(reverse("ui:capacity")))
-    assert 'title="&lt;b&gt;&quot;x&quot;&lt;/b&gt;: VCPU 0/1 (0%)"' in body
+    assert 'aria-label="&lt;b&gt;&quot;x&quot;&lt;/b&gt;: VCPU 0 of 1 used (0.0%)"' in body
     assert "<b>" not in body
 
 
@@ -166,6 +206,7 @@ def test_cloud_pages_take_constant_queries(client, db, name):
     assert queries(client, reverse(name)) == few
     if name == "ui:capacity":
         assert queries(client, reverse(name), {"rc": "VCPU"}) == few
+        assert queries(client, reverse(name), {"sort": "name", "page": 2}) == few
 
 
 # --- status ------------------------------------------------------------------------------
