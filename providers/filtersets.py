@@ -53,10 +53,17 @@ class RepeatedTextInput(forms.Widget):
     def render(self, name, value, attrs=None, renderer=None):
         values = list(value or []) + [""]
         element_id = (attrs or {}).get("id") or self.attrs.get("id") or f"id_{name}"
+        # The label around the boxes names only the first: each box is named on its own
+        # (the field's label, see _GrammarField.widget_attrs) once there are several.
+        label = self.attrs.get("aria-label", name)
+        names = ([f"{label}, box {n} of {len(values)}" for n in range(1, len(values) + 1)]
+                 if len(values) > 1 else [label])
         return format_html(
             '<span class="repeated" id="{}">{}</span>', element_id,
-            format_html_join("", '<input type="search" name="{}" value="{}" placeholder="{}" size="28">',
-                             ((name, v, "" if v else self.placeholder) for v in values)))
+            format_html_join("", '<input type="search" name="{}" value="{}" placeholder="{}" '
+                                 'size="28" aria-label="{}">',
+                             ((name, v, "" if v else self.placeholder, box)
+                              for v, box in zip(values, names))))
 
 
 class _GrammarField(forms.Field):
@@ -65,6 +72,13 @@ class _GrammarField(forms.Field):
 
     def parse(self, value):
         raise NotImplementedError
+
+    def widget_attrs(self, widget):
+        """The label, for a widget of several boxes to name each box by."""
+        attrs = super().widget_attrs(widget)
+        if isinstance(widget, RepeatedTextInput) and self.label:
+            attrs["aria-label"] = str(self.label)
+        return attrs
 
     def clean(self, value):
         if not value:

@@ -52,6 +52,17 @@ class GenerationField(forms.IntegerField):
         super().__init__(**kwargs)
 
 
+class ProviderPageForm(forms.Form):
+    """One of the provider page's forms: its controls' ids start with `ids` (traits_traits,
+    aggregates_generation …), so that no id is on the page twice."""
+
+    ids = ""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", f"{self.ids}_%s")
+        super().__init__(*args, **kwargs)
+
+
 class InventoryFieldsMixin(forms.Form):
     """The inventory fields as numbers; blank means the API's default (rules.INVENTORY_DEFAULTS)."""
 
@@ -70,8 +81,10 @@ class InventoryFieldsMixin(forms.Form):
         return rules.with_defaults({k: v for k, v in data.items() if v is not None})
 
 
-class InventoryForm(InventoryFieldsMixin):
+class InventoryForm(InventoryFieldsMixin, ProviderPageForm):
     """Add/update (action=save) or delete (action=delete) one inventory class."""
+
+    ids = "inventory"
 
     ACTIONS = (("save", "Save"), ("delete", "Delete"))
 
@@ -118,10 +131,12 @@ class InventoryForm(InventoryFieldsMixin):
         return f"{verb} {rc} inventory of {provider.name}."
 
 
-class TraitsForm(forms.Form):
+class TraitsForm(ProviderPageForm):
+    ids = "traits"
     traits = NameListField(
-        rows=6, help_text="The provider's complete trait set: one name per line (or "
-                          "separated by spaces or commas). Leave empty to remove all traits.")
+        rows=6, label="Trait names",
+        help_text="The provider's complete trait set: one name per line (or "
+                  "separated by spaces or commas). Leave empty to remove all traits.")
     create_custom = forms.BooleanField(
         required=False, label=f"Create missing {rules.CUSTOM_PREFIX} traits",
         help_text="Otherwise an unknown trait name is an error.")
@@ -161,10 +176,12 @@ class TraitsForm(forms.Form):
         return f"Saved {len(names)} trait(s) on {provider.name}."
 
 
-class AggregatesForm(forms.Form):
+class AggregatesForm(ProviderPageForm):
+    ids = "aggregates"
     aggregates = NameListField(
-        rows=4, help_text="The provider's complete aggregate set: one uuid per line. "
-                          "Leave empty to remove all aggregates.")
+        rows=4, label="Aggregate uuids",
+        help_text="The provider's complete aggregate set: one uuid per line. "
+                  "Leave empty to remove all aggregates.")
     generation = GenerationField()
 
     def clean_aggregates(self):

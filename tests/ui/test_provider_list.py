@@ -240,6 +240,15 @@ def test_trait_and_aggregate_tags_add_a_filter(client, full):
     assert 'value="!HW_CPU_X86_AVX2"' in response.content.decode()
 
 
+def test_every_trait_and_aggregate_box_is_named(client, full):
+    # the <label> around a field's boxes names only the first: each box says which it is
+    body = ui_list(client, "required=HW_NUMA_ROOT&required=!HW_CPU_X86_AVX2").content.decode()
+    for n in (1, 2, 3):
+        assert f'aria-label="Traits (required / !forbidden), box {n} of 3"' in body
+    assert 'name="member_of" value="" placeholder="aggregate uuid, in:u1,u2  or  !u3" ' \
+           'size="28" aria-label="Member of aggregate"' in body
+
+
 def test_row_links_resolve(client, full):
     body = ui_list(client, "").content.decode()
     uuid = full["numa0"].uuid

@@ -1,5 +1,7 @@
 """Provider pages (trees, one provider) render behind the admin login, without N+1 queries;
 the login rule of every /ui/ page is checked here too."""
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -223,3 +225,17 @@ def test_big_tree_children_sorted_by_name_and_told_apart(client, db):
     assert ('title="net-agent-big.dc1.example.net-ens0f0" aria-label="net-agent-big.dc1.example.net-'
             'ens0f0"><span class="short">…ens0f0</span><span class="full">net-agent-big.dc1.example'
             '.net-ens0f0</span></a>') in body
+
+
+def test_provider_page_forms_have_ids_of_their_own_and_labelled_boxes(client, sample):
+    body = text(client.get(reverse("ui:provider", args=[sample["cn1"].uuid])))
+    ids = re.findall(r' id="([^"]+)"', body)
+    assert sorted(ids) == sorted(set(ids))      # three forms, one generation each
+    for form in ("inventory", "traits", "aggregates"):
+        assert (f'name="generation" value="{sample["cn1"].generation}" '
+                f'id="{form}_generation"') in body
+    for box, label in (("traits_traits", "Trait names"),
+                       ("aggregates_aggregates", "Aggregate uuids")):
+        assert f'<label for="{box}" style="display:block">{label}</label>' in body
+        assert f'aria-describedby="{box}_helptext" id="{box}"' in body
+        assert f'id="{box}_helptext"' in body
