@@ -25,6 +25,8 @@ capacity_provider_ids(rc_id, amount) -> QuerySet[int]
     ``used + amount <= (total - reserved) * allocation_ratio``.
 with_capacity(qs, amounts: Mapping[rc_id, int]) -> qs
     ANDs ``capacity_provider_ids`` for every class.
+room_q(amount, units=, used=) -> Q
+    The test of both, on Inventory rows (also the consumer page's move picker).
 providers_with_all_traits_ids(trait_ids) / with_all_traits(qs, trait_ids)
 providers_with_any_traits_ids(trait_ids) / with_any_traits(qs, trait_ids)
 without_traits(qs, trait_ids)          — none of them
@@ -54,6 +56,7 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Cast, Coalesce, Mod
+from django.db.models.lookups import Exact, LessThanOrEqual
 
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 
@@ -117,6 +120,27 @@ def over_capacity(inventories):
             .filter(used__gt=F("_capacity")))
 
 
+def room_q(amount, *, units=None, used=None):
+    """Q on Inventory rows: `amount` (at least 1) more of the row's class fits there
+    now, by the write's rules (allocations.rules.move_refusal, which
+    tests/providers/test_capacity_twins.py holds equal to this): `units` (what the
+    consumer will then hold there: an int or an expression per row; default `amount`)
+    keeps min_unit <= units <= max_unit and units % step_size == 0, and
+    used + amount <= (total - reserved) * allocation_ratio. `used`: the row's usage,
+    default F("used") (with_usage).
+    """
+    units = Value(amount) if units is None else units
+    within_units = (Q(min_unit__lte=units, max_unit__gte=units)
+                    # step_size = 1 says nothing MOD() does not, but the planner estimates
+                    # it from the column's statistics (nearly every row), where it puts any
+                    # expression = 0 at 0.5 % of the rows and then nests loops over them
+                    & (Q(step_size=1)
+                       | Exact(Mod(units, F("step_size"), output_field=IntegerField()), 0)))
+    used = F("used") if used is None else used
+    return within_units & Q(LessThanOrEqual(Cast(used + Value(amount), FloatField()),
+                                            capacity_expression()))
+
+
 def capacity_provider_ids(rc_id, amount):
     """Ids of providers to which `amount` of class `rc_id` fits now (see module doc).
 
@@ -130,16 +154,7 @@ def capacity_provider_ids(rc_id, amount):
               <= (total - reserved) * allocation_ratio
     """
     return (Inventory.objects
-            .filter(resource_class_id=rc_id, min_unit__lte=amount, max_unit__gte=amount)
-            .annotate(
-                _step_rest=Mod(Value(amount), F("step_size"), output_field=IntegerField()),
-                _after=Cast(usage_subquery(rc_id) + Value(amount), FloatField()),
-                _capacity=capacity_expression(),
-            )
-            # step_size = 1 says nothing MOD() does not, but the planner estimates it
-            # from the column's statistics (nearly every row), where it puts any
-            # expression = 0 at 0.5 % of the rows and then nests loops over them
-            .filter(Q(step_size=1) | Q(_step_rest=0), _after__lte=F("_capacity"))
+            .filter(room_q(amount, used=usage_subquery(rc_id)), resource_class_id=rc_id)
             .values_list("provider_id", flat=True))
 
 

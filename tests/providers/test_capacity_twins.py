@@ -100,3 +100,47 @@ def test_capacity_page_rows_equal_sql(inventories):
     assert unused.uuid not in in_python
     assert {row.used for row in inventory_usages()} == {
         used for *_, used in inventories.values()} | {0}
+
+
+# (total, reserved, allocation_ratio, min_unit, max_unit, step_size, used)
+UNIT_LIMITED = [
+    (16, 0, 1.0, 2, 16, 1, 0),       # min_unit 2
+    (16, 0, 1.0, 1, 4, 1, 0),        # max_unit 4
+    (16, 0, 1.0, 1, 16, 4, 0),       # step_size 4
+    (16, 0, 1.0, 4, 8, 4, 4),        # all three, something used
+    (10, 1, 1.5, 1, 13, 3, 6),       # 13.5: 6 + 6 fits, 6 + 9 does not
+    (8, 0, 1.0, 1, 8, 1, 2),         # 2 + 6 == capacity
+]
+
+
+def test_room_q_equals_move_refusal(inventories):
+    """providers.querysets.room_q, the move picker's SQL test, keeps exactly the
+    inventories allocations.rules.move_refusal (the write's tests for one record) has
+    nothing against, for amounts with and without units the consumer holds there."""
+    from django.db.models import Value
+
+    from allocations.rules import InventoryLimits, move_refusal
+
+    for index, (total, reserved, ratio, min_unit, max_unit, step, used) in enumerate(
+            UNIT_LIMITED):
+        rp = provider_create(name=f"limited{index}")
+        services.inventories_replace(provider=rp, generation=0, inventories={"VCPU": {
+            "total": total, "reserved": reserved, "allocation_ratio": ratio,
+            "min_unit": min_unit, "max_unit": max_unit, "step_size": step}})
+        if used:
+            allocate(make_consumer(), rp, VCPU=used)
+    rows = list(querysets.with_usage(Inventory.objects.all()).values_list(
+        "pk", "total", "reserved", "allocation_ratio", "min_unit", "max_unit",
+        "step_size", "used"))
+    checked = set()
+    for amount in (1, 2, 3, 4, 6, 9, MAX_INT):
+        for held in (0, 1, 2, 4):
+            in_sql = set(querysets.with_usage(Inventory.objects.all())
+                         .filter(querysets.room_q(amount, units=Value(held + amount)))
+                         .values_list("pk", flat=True))
+            in_python = {pk for pk, total, reserved, ratio, min_unit, max_unit, step, used
+                         in rows if move_refusal(amount, held, used, InventoryLimits(
+                             total, reserved, min_unit, max_unit, step, ratio)) is None}
+            assert in_sql == in_python, (amount, held)
+            checked.add(bool(in_python))
+    assert checked == {True, False}   # amounts that fit somewhere, and nowhere
