@@ -20,7 +20,7 @@ from allocations.forms import (
     ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
     RemoveAllocationsForm,
 )
-from allocations.move_targets import PER_PAGE as TARGETS_PER_PAGE, is_related, move_choice, name_roots
+from allocations.move_targets import is_related, move_choice, name_roots
 from placement_site.domain_errors import SERVICE_ERRORS, error_message, is_concurrent_update
 from placement_site.uuids import UUIDS_IN_TEXT
 from providers.models import ChangeRecord, ResourceProvider
@@ -135,14 +135,14 @@ def consumer_move_target(request, uuid):
         messages.error(request, f"Consumer {uuid} holds no {data['resource_class']} on "
                                 f"{_named(data['provider'])} (any more).")
         return redirect("ui:consumer", uuid=uuid)
-    choice = move_choice(allocation=allocation, held=held, query=data["q"])
-    page = Paginator(choice.fitting, TARGETS_PER_PAGE).get_page(request.GET.get("page"))
+    choice = move_choice(allocation=allocation, held=held, query=data["q"],
+                         page=request.GET.get("page"), refused_shown=REFUSED_SHOWN)
     kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
-    name_roots([*page.object_list, *choice.refused[:REFUSED_SHOWN]])
+    name_roots([*choice.page.object_list, *choice.refused])
     return render(request, "ui/consumer_move.html", {
         "uuid": uuid, "consumer": consumer, "allocation": allocation, "form": form,
-        "choice": choice, "page": page, "page_query": urlencode(kept), "refused": choice.refused[:REFUSED_SHOWN],
-        "refused_more": max(len(choice.refused) - REFUSED_SHOWN, 0),
+        "choice": choice, "page": choice.page, "page_query": urlencode(kept),
+        "refused": choice.refused, "refused_more": choice.refused_count - len(choice.refused),
         "why_not_query": urlencode({
             "q": f"resources={allocation.resource_class.name}:{allocation.used}",
             "version": "1.39"}),
@@ -185,15 +185,15 @@ def _unrelated_target(uuid, source, resource_class, target_uuid):
     allocations (see allocations.move_targets), else None (also when the move will be
     refused for another reason: the service says why)."""
     consumer = selectors.consumer_get(uuid=uuid)
-    target = ResourceProvider.objects.filter(uuid=target_uuid).values("id", "root_id").first()
-    if consumer is None or target is None:
+    target_id = ResourceProvider.objects.filter(uuid=target_uuid).values_list(
+        "id", flat=True).first()
+    if consumer is None or target_id is None:
         return None
     held = selectors.consumer_allocation_rows(consumer_id=consumer.id)
     allocation = next((a for a in held if a.provider.uuid == source
                        and a.resource_class.name == resource_class), None)
     if allocation is None or is_related(allocation=allocation, held=held,
-                                        target_root_id=target["root_id"],
-                                        target_id=target["id"]):
+                                        target_id=target_id):
         return None
     return _named(f"Not moved: {target_uuid} is in a tree where consumer {uuid} holds nothing "
                   "else; tick \"move to another tree\" to move it there anyway.")

@@ -2,12 +2,14 @@
 from dataclasses import dataclass
 
 from django.db.models import (
-    Count, F, FloatField, Q, Sum, Value,
+    BooleanField, Count, ExpressionWrapper, F, FloatField, Q, Sum, Value,
 )
-from django.db.models.functions import Cast, Coalesce, NullIf
+from django.db.models.functions import Cast, Coalesce, Floor, NullIf
 
 from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, ConsumerType
-from providers.models import ChangeRecord, Inventory, ProviderAggregate, ResourceProvider
+from providers.models import (
+    ChangeRecord, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider,
+)
 from providers.querysets import capacity_expression, with_usage
 from providers.rules.names import SHARING_TRAIT
 
@@ -234,31 +236,53 @@ def consumer_allocation_rows(*, consumer_id):
                 .order_by("provider__name", "resource_class__name"))
 
 
-def move_target_rows(*, resource_class_id, exclude_provider_id):
-    """Every inventory of the class but the source provider's, as tuples
-    (provider id, uuid, name, generation, root id, total, reserved, allocation_ratio,
-    min_unit, max_unit, step_size, used), by provider name; one query."""
-    return list(with_usage(Inventory.objects.filter(resource_class_id=resource_class_id)
-                           .exclude(provider_id=exclude_provider_id))
-                .order_by("provider__name")
-                .values_list("provider_id", "provider__uuid", "provider__name",
-                             "provider__generation", "provider__root_id", "total", "reserved",
-                             "allocation_ratio", "min_unit", "max_unit", "step_size", "used"))
+def move_targets(*, resource_class_id, exclude_provider_id):
+    """The inventories of the class but the source provider's, annotated with `used`
+    (providers.querysets.with_usage), lazily: filter with providers.querysets.room_q
+    to keep those where an amount fits, order with in_move_order."""
+    return with_usage(Inventory.objects.filter(resource_class_id=resource_class_id)
+                      .exclude(provider_id=exclude_provider_id))
 
 
-def sharing_relatives(*, root_ids):
-    """Ids of the providers linked to the trees `root_ids` by sharing: the sharing
-    providers (MISC_SHARES_VIA_AGGREGATE) in an aggregate with a provider of those
-    trees, and the providers in an aggregate with a sharing provider of those trees
-    (whose trees that provider serves); two queries."""
+def in_move_order(targets, *, root_ids):
+    """`targets` (move_targets) annotated with `related` (related_q(root_ids), always
+    true without root_ids) and ordered: related first, then most whole units left
+    (floor(capacity) - used, what reported_capacity leaves where something fits),
+    then name."""
+    related = (ExpressionWrapper(related_q(root_ids, provider="provider__"),
+                                 output_field=BooleanField())
+               if root_ids else Value(True))
+    return (targets.annotate(related=related,
+                             free_room=Floor(capacity_expression()) - F("used"))
+            .order_by("-related", "-free_room", "provider__name"))
+
+
+MOVE_TARGET_COLUMNS = ("provider_id", "provider__uuid", "provider__name",
+                       "provider__generation", "provider__root_id",
+                       "total", "reserved", "allocation_ratio", "min_unit", "max_unit",
+                       "step_size", "used")
+
+
+def related_q(root_ids, *, provider=""):
+    """Q on providers (on Inventory rows with provider="provider__") related to the
+    trees `root_ids` (non-empty) for a move: in one of those trees, or linked to them by
+    sharing, that is a sharing provider (MISC_SHARES_VIA_AGGREGATE) in an aggregate
+    with a provider of those trees, or in a tree with a provider in an aggregate with a
+    sharing provider of those trees (whose trees that provider serves). Subqueries: no
+    list of ids however many providers a sharing provider serves."""
+    sharing = ProviderTrait.objects.filter(trait__name=SHARING_TRAIT).values("provider_id")
     in_trees = ProviderAggregate.objects.filter(provider__root_id__in=root_ids)
-    serving = set(ProviderAggregate.objects.filter(
-        aggregate_id__in=in_trees.values("aggregate_id"),
-        provider__traits__name=SHARING_TRAIT).values_list("provider_id", flat=True))
-    served = set(ProviderAggregate.objects.filter(
-        aggregate_id__in=in_trees.filter(provider__traits__name=SHARING_TRAIT)
-        .values("aggregate_id")).values_list("provider_id", flat=True))
-    return serving | served
+    linked = ProviderAggregate.objects.filter(
+        Q(aggregate_id__in=in_trees.values("aggregate_id"), provider_id__in=sharing)
+        | Q(aggregate_id__in=in_trees.filter(provider_id__in=sharing).values("aggregate_id"))
+    ).values("provider_id")
+    return (Q(**{f"{provider}root_id__in": root_ids})
+            | Q(**{f"{provider}id__in": linked}) | Q(**{f"{provider}root_id__in": linked}))
+
+
+def provider_related(*, provider_id, root_ids):
+    """Whether the provider is related to the trees `root_ids` (related_q); one query."""
+    return ResourceProvider.objects.filter(related_q(root_ids), id=provider_id).exists()
 
 
 def provider_names(*, ids):

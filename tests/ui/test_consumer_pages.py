@@ -89,6 +89,12 @@ def test_move_picker_offers_the_providers_with_room_related_first(client, sample
     assert f'value="{sample["numa1"].uuid}:1"' in body   # its generation: one inventory write
     assert body.count('name="unrelated_ok" required') == 1   # cn2's row only
 
+    # a page number beyond the last, or not a number, shows the last or the first page
+    for asked in ("9", "0", "x"):
+        paged = picker(client, vm1, sample["numa0"], "VCPU", page=asked)
+        assert paged.context["page"].paginator.count == 2
+        assert [t.name for t in paged.context["page"]] == ["cn1-numa1", "cn2"]
+
     memory = picker(client, vm1, sample["cn1"], "MEMORY_MB")
     assert [t.name for t in memory.context["page"]] == ["cn2"]
     disk = picker(client, vm1, sample["disk"], "DISK_GB")

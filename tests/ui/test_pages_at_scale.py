@@ -10,7 +10,13 @@ import io
 import pytest
 from django.urls import reverse
 
+from allocations import selectors
 from allocations.models import Allocation, Consumer
+from allocations.move_targets import move_choice
+from allocations.rules import InventoryLimits, move_refusal
+from providers.models import Inventory
+from providers.querysets import with_usage
+from providers.rules import reported_capacity
 from tests.bigcloud import HOST_MEMORY, NEARLY_FULL_MEMORY, build_cloud, host_name
 from tests.factories import allocate, make_consumer
 
@@ -71,8 +77,11 @@ def test_move_picker_at_scale(client, cloud, django_assert_max_num_queries):
     allocate(vm, cloud.sharing[0], DISK_GB=500)
     url = reverse("ui:consumer-move-target", args=[vm.uuid])
     params = {"provider": host.uuid, "resource_class": "MEMORY_MB"}
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(7) as captured:
         response = client.get(url, params)
+    # the database counts, orders and pages: no query reads every inventory of the class
+    assert all("LIMIT" in q["sql"] or q["sql"].startswith("SELECT COUNT(")
+               for q in captured.captured_queries if '"inventories"' in q["sql"])
     page = response.context["page"]
     # every host but the source and the nearly full ones (every fifth) has room; no cap
     hosts = len(cloud.hosts)
@@ -89,7 +98,7 @@ def test_move_picker_at_scale(client, cloud, django_assert_max_num_queries):
     last = client.get(url, {**params, "page": page.paginator.num_pages}).context["page"]
     assert not any(t.related for t in last.object_list)   # hosts beyond the disk's reach
 
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(8):   # and the matching ones without room
         searched = client.get(url, {**params, "q": host_name(5)[:8]})   # "cmp-0005"
     assert [t.name for t in searched.context["page"]] == []
     (refused,) = searched.context["refused"]
@@ -104,6 +113,47 @@ def test_move_picker_at_scale(client, cloud, django_assert_max_num_queries):
     # related, first; other hosts' own DISK_GB is another tree
     assert [t.name for t in targets[9:11]] == [host.name, host_name(0)]
     assert [t.related for t in targets[:11]] == [True] * 10 + [False]
+
+
+def test_move_picker_pages_hold_what_move_refusal_accepts_in_order(cloud):
+    """Every page of the picker read at once: exactly the targets the write's own test
+    (move_refusal) accepts, over every inventory of the class, related first, then
+    most free room, then name; with unit limits the capacity alone would pass, and
+    memory the consumer already holds on a target counted against them."""
+    vm = make_consumer(project="big", user="big")
+    host, stepped, capped = cloud.hosts[1], cloud.hosts[2], cloud.hosts[3]
+    allocate(vm, host, MEMORY_MB=65536)
+    allocate(vm, stepped, MEMORY_MB=2048)    # 65,536 more: 67,584, not a step of 4,096
+    allocate(vm, capped, MEMORY_MB=2048)     # 67,584 > max_unit 66,000
+    allocate(vm, cloud.sharing[0], DISK_GB=500)
+    memory = Inventory.objects.filter(resource_class__name="MEMORY_MB")
+    memory.filter(provider=stepped).update(step_size=4096)
+    memory.filter(provider=capped).update(max_unit=66000)
+    memory.filter(provider__in=cloud.hosts[10:20]).update(max_unit=32768)
+    memory.filter(provider__in=cloud.hosts[20:30]).update(step_size=3000)
+    memory.filter(provider__in=cloud.hosts[30:40]).update(min_unit=131072)
+    held = selectors.consumer_allocation_rows(consumer_id=vm.id)
+    (allocation,) = [a for a in held if a.provider_id == host.id]
+
+    choice = move_choice(allocation=allocation, held=held)
+    fitting = choice.page.paginator
+    shown = fitting.object_list[0:fitting.count]
+
+    holds = {stepped.id: 2048, capped.id: 2048}
+    accepted = {}
+    for rp_id, name, total, reserved, ratio, min_unit, max_unit, step, used in with_usage(
+            memory.exclude(provider=host)).values_list(
+            "provider_id", "provider__name", "total", "reserved", "allocation_ratio",
+            "min_unit", "max_unit", "step_size", "used"):
+        limits = InventoryLimits(total, reserved, min_unit, max_unit, step, ratio)
+        if move_refusal(65536, holds.get(rp_id, 0), used, limits) is None:
+            accepted[name] = reported_capacity(total, reserved, ratio) - used
+    assert {t.name: t.free for t in shown} == accepted
+    assert len(shown) == fitting.count < choice.with_inventory - 30
+    assert stepped.name not in accepted and capped.name not in accepted
+    order = [(not t.related, -t.free, t.name) for t in shown]
+    assert order == sorted(order)
+    assert shown[0].related and not shown[-1].related
 
 
 def test_why_not_at_scale(client, cloud, django_assert_max_num_queries):
