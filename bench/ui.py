@@ -98,11 +98,15 @@ def _timed_pages(providers, repeat, out):
 def pages(planned):
     """(label, method, url, data) of every page timed on the built operator cloud."""
     by_name = dict(ResourceProvider.objects.filter(
-        name__in=[planned.big_root, planned.compute_root]).values_list("name", "uuid"))
+        name__in=[planned.big_root, planned.compute_root, "big-0-s0-d0"])
+        .values_list("name", "uuid"))
     numas = list(ResourceProvider.objects.filter(name__in=planned.numa_names)
                  .order_by("name").values_list("uuid", flat=True))
     providers, csv = reverse("ui:providers"), reverse("ui:providers-csv")
     candidates, why_not = reverse("ui:candidates"), reverse("ui:why-not")
+    # the consumer's VCPU on its first NUMA node, to any other provider of VCPU
+    picker = reverse("ui:consumer-move-target",
+                     args=[planned.consumer_uuids[planned.consumer_key]])
     return [
         ("dashboard", "get", reverse("ui:dashboard"), None),
         ("providers, page 1 by name", "get", providers, None),
@@ -135,6 +139,14 @@ def pages(planned):
         ("usages CSV", "get", reverse("ui:usages-csv"), None),
         ("consumer page", "get",
          reverse("ui:consumer", args=[planned.consumer_uuids[planned.consumer_key]]), None),
+        ("move picker, VCPU", "get", picker, {"provider": numas[0], "resource_class": "VCPU"}),
+        ("move picker, VCPU, page 9", "get", picker,
+         {"provider": numas[0], "resource_class": "VCPU", "page": 9}),
+        ("move picker, VCPU, name contains", "get", picker,
+         {"provider": numas[0], "resource_class": "VCPU", "q": "numa1"}),
+        ("move picker, CUSTOM_DEV", "get",
+         reverse("ui:consumer-move-target", args=[planned.consumer_uuids["dev-0-0-0"]]),
+         {"provider": by_name["big-0-s0-d0"], "resource_class": "CUSTOM_DEV"}),
         ("candidates, page 1", "get", candidates,
          {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39"}),
         ("candidates, page 5", "get", candidates,

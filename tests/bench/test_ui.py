@@ -14,7 +14,9 @@ PAGES = [
     "providers CSV, all", "providers CSV, by usage", "subtree fragment of big-0",
     "provider page (cn0000)", "capacity", "capacity ?rc=VCPU", "status", "resource classes",
     "traits", "bulk list VCPU (", "POST bulk preview (", "usages", "usages CSV",
-    "consumer page", "candidates, page 1", "candidates, page 5",
+    "consumer page", "move picker, VCPU", "move picker, VCPU, page 9",
+    "move picker, VCPU, name contains", "move picker, CUSTOM_DEV", "candidates, page 1",
+    "candidates, page 5",
     "candidates, granular + sharing", "why-not, empty answer", "why-not, traits + aggregate",
     "why-not, isolate + same_subtree", "why-not.json, empty answer",
 ]
