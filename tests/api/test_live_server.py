@@ -9,13 +9,10 @@ the file decides.
 """
 import json
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +26,7 @@ from django.db import connection
 
 from placement_site import config
 from placement_site.api.policy import ENDPOINT_RULES
+from tests.http import send, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -53,21 +51,13 @@ def start(conf_path, port=PORT, log=subprocess.PIPE):
 
 
 def call(method, path, token="user", body=None, headers=None):
-    request = urllib.request.Request(f"http://127.0.0.1:{PORT}{path}", method=method)
-    request.add_header("OpenStack-API-Version", "placement latest")
+    sent = {"OpenStack-API-Version": "placement latest"}
     if token:
-        request.add_header("X-Auth-Token", token)
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        request.add_header("Content-Type", "application/json")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request, data, timeout=30) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+        sent["X-Auth-Token"] = token
+    sent.update(headers or {})
+    status, answer_headers, raw = send(f"http://127.0.0.1:{PORT}{path}", method, body, sent,
+                                       timeout=30)
+    return status, dict(answer_headers), raw
 
 
 @contextmanager
@@ -126,15 +116,8 @@ allowed_hosts = ui.example.com
     with open(log_path, "w") as log:
         server = start(conf_path, log=log)
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", PORT), timeout=1).close()
-                    break
-                except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        pytest.fail(f"server did not start: {log_path.read_text()}")
-                    time.sleep(0.2)
+            if not wait_for_port(PORT, server, 60):
+                pytest.fail(f"server did not start: {log_path.read_text()}")
             yield SimpleNamespace(dir=workdir, database_url=database_url, log=log_path)
         finally:
             server.terminate()

@@ -14,14 +14,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from placement_site import config
+from tests.http import send, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYSTONE_VENV = ROOT / ".venv-keystone"
@@ -37,31 +36,13 @@ def free_port():
 
 
 def wait_for(port, process, log, seconds=90):
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server on {port} did not start: {log.read_text()[-3000:]}")
-            time.sleep(0.2)
+    if not wait_for_port(port, process, seconds):
+        raise RuntimeError(f"server on {port} did not start: {log.read_text()[-3000:]}")
 
 
 def call(url, method="GET", body=None, headers=None):
     """(status, headers, parsed JSON or text) of one HTTP request."""
-    request = urllib.request.Request(url, method=method)
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        request.add_header("Content-Type", "application/json")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request, data, timeout=60) as response:
-            status, answer_headers, raw = response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        status, answer_headers, raw = error.code, error.headers, error.read()
+    status, answer_headers, raw = send(url, method, body, headers)
     try:
         parsed = json.loads(raw) if raw else None
     except ValueError:
@@ -312,15 +293,8 @@ def memcached():
     process = subprocess.Popen([binary, "-l", "127.0.0.1", "-p", str(port), "-U", "0",
                                 *user], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("memcached did not start")
-                time.sleep(0.1)
+        if not wait_for_port(port, process, 30):
+            raise RuntimeError("memcached did not start")
         yield f"127.0.0.1:{port}"
     finally:
         process.terminate()
