@@ -1,5 +1,5 @@
 """Django settings; every value comes from placement_site.config (placement.conf and
-environment variables, see README)."""
+environment variables, see docs/operators/configuration.md)."""
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -41,7 +41,8 @@ def database_from_url(url):
     # PostgreSQL JIT-compiles any statement it costs above jit_above_cost: 10-12 ms of
     # compiling for queries that run in a few (an allocation candidates batch over a
     # wide range of trees: 17 ms with, 8.5 without). `options` in the URL replaces this;
-    # behind pgbouncer, which drops `options`, set it on the role (README, Production).
+    # behind pgbouncer, which drops `options`, set it on the role
+    # (docs/operators/production.md#the-database).
     options.setdefault("options", "-c jit=off")
     return {
         "ENGINE": "placement_site.postgresql",   # Django's, checked without a round trip
@@ -223,7 +224,7 @@ PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 1.0
 # The engine's modules compiled by Cython, when built for their current source.
 PLACEMENT_COMPILED_ENGINE = CONF.django.compiled_engine
 
-# --- Operations (placement_site/ops, README "Operating it") ---
+# --- Operations (placement_site/ops, docs/operators/operating.md) ---
 PLACEMENT_METRICS_PATH = CONF.django.metrics_path
 # Operator endpoints answered without a token; the others need an administrator's.
 PLACEMENT_PUBLIC_PATHS = frozenset(CONF.django.public_paths)

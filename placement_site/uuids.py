@@ -29,7 +29,7 @@ def canonical_uuid(value):
     return canonical
 
 
-# The canonical form only (query strings, tree documents: README "UUID forms").
+# The canonical form only (query strings, tree documents: spec README "UUID forms").
 CANONICAL_UUID_REGEX = (
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # The keys of allocation and reshaper bodies (upstream's loose key pattern).

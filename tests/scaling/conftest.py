@@ -110,7 +110,8 @@ pool_mode = transaction
 default_pool_size = 20
 max_client_conn = 200
 ignore_startup_parameters = extra_float_digits,options
-; a stopped server: connected clients get an error after 5 s, not 120 (README)
+; a stopped server: connected clients get an error after 5 s, not 120
+; (docs/operators/scaling-out.md#connection-pooling-pgbouncer)
 query_wait_timeout = 5
 server_login_retry = 1
 logfile = {self.workdir}/pgbouncer.log

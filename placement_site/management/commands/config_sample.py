@@ -35,7 +35,8 @@ class Command(BaseCommand):
              use_env=False)
         lines = ["# placement.conf: read from /etc/placement/placement.conf and the file "
                  "named by PLACEMENT_CONFIG_FILE.",
-                 "# Environment variables (README) win over the file.", ""]
+                 "# Environment variables (docs/operators/configuration.md) win over the file.",
+                 ""]
         for group, opts in config.option_groups():
             lines.append(f"[{group}]")
             for opt in opts:

@@ -23,7 +23,7 @@ from providers.api.schemas import create_schema, list_query_schema, update_schem
 from providers.selectors import providers as selectors
 from providers.services import providers as services
 
-# Query-string uuids must be canonical (README "UUID forms"), unlike body uuids.
+# Query-string uuids must be canonical (spec README "UUID forms"), unlike body uuids.
 _QUERY_FORMATS = jsonschema.FormatChecker(formats=())
 
 
