@@ -27,6 +27,7 @@ from django.db import DatabaseError
 from placement_site.ops import metrics
 from candidates.engine.batches import drops_same_tree, generate
 from candidates.engine.facts import load_facts
+from candidates.engine.ordering import arrange
 from candidates.engine.steps import Evaluation, evaluate
 from candidates.engine.summaries import candidate_tree, with_summaries
 from candidates.resolve import resolve
@@ -49,7 +50,9 @@ class Result:
     With a window (find_candidates), candidates are that slice of the answer and
     total: the number of candidates in the whole answer; trees: the tree (root id,
     candidate_tree) of each candidate kept; tree_counts: root id -> its number of
-    candidates in the whole answer (uuids then also covers these roots)."""
+    candidates in the whole answer (uuids then also covers these roots).
+    Narrowed to trees by name (find_candidates' named), total and tree_counts count the
+    candidates kept, and answered those of the answer before it was narrowed."""
 
     candidates: list = field(default_factory=list)
     providers: list = field(default_factory=list)
@@ -60,10 +63,12 @@ class Result:
     total: int = 0
     trees: list = None
     tree_counts: dict = None
+    answered: int = 0
 
 
 def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=True,
-                    randomize=False, max_candidates=-1, breadth_first=False, window=None):
+                    randomize=False, max_candidates=-1, breadth_first=False, window=None,
+                    order=None, named=None):
     """Evaluate a CandidateQuery.
 
     whole_trees: summaries cover every provider of the trees involved (1.29+),
@@ -73,11 +78,14 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     breadth_first: allocation_candidates_generation_strategy = breadth-first.
     window: None, or (start, stop): keep and summarise only that slice of the answer
     (after limit and randomisation), as if the answer were cut to it (§4.7); the UI's
-    pages. Raises InvalidCandidatesQuery for unknown resource classes or traits (when
+    pages. order, named: the answer (after limit and randomisation) is first narrowed to
+    the trees with a provider whose name contains `named` and sorted by `order`
+    (ordering.arrange; the UI's, never the API's), and the window, if any, cut from
+    that. Raises InvalidCandidatesQuery for unknown resource classes or traits (when
     reached).
     """
     args = (query, whole_trees, all_classes, with_traits, randomize, max_candidates,
-            breadth_first, window)
+            breadth_first, window, order, named)
     with topology.optimistic_use() as use:
         if use is not None:
             # the settled snapshot, its token read along with the first usage
@@ -100,7 +108,7 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
 
 
 def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidates,
-          breadth_first, window):
+          breadth_first, window, order, named):
     names = resolve(query)
     evaluation, excluded = evaluate(query, names)
     if excluded is not None:
@@ -124,16 +132,20 @@ def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidate
             random.shuffle(found)
     elif limit is not None:
         found = found[:limit]
-    total, tree_of = len(found), None
-    if window is not None:
+    answered, tree_of = len(found), None
+    if window is not None or order is not None or named is not None:
         sharing = evaluation.sharing
         tree_of = [candidate_tree(candidate, roots, sharing) for candidate in found]
+        if order is not None or named is not None:
+            found, tree_of = arrange(found, tree_of, order, named, batches)
+    total = len(found)
+    if window is not None:
         start, stop = window
         found = found[start:stop]
     if not found:
-        return Result(total=total, trees=[] if window else None,
+        return Result(total=total, answered=answered, trees=[] if window else None,
                       tree_counts=Counter(tree_of) if window else None)
-    result = Result(candidates=found, total=total, **with_summaries(
+    result = Result(candidates=found, total=total, answered=answered, **with_summaries(
         found, generated, roots, batches, query, names, whole_trees, all_classes, with_traits))
     if window is not None:
         result.trees = tree_of[start:stop]

@@ -70,7 +70,6 @@ from candidates.explain import reasons
 from candidates.explain.page import Page
 from candidates.resolve import resolve
 from candidates.sql import trees as trees_sql
-from providers.models import ResourceProvider
 
 PER_PAGE = 20
 MAX_PER_PAGE = 100
@@ -78,14 +77,6 @@ MAX_PER_PAGE = 100
 
 class UnknownTree(LookupError):
     """explain(tree=...) names no provider, whole or in part."""
-
-
-def _roots_named_like(text):
-    """Ids of the roots of the trees with a provider whose name contains `text`
-    (case-insensitive), in (name, id) order, as pages of trees go; one query."""
-    roots = ResourceProvider.objects.filter(name__icontains=text).values("root_id")
-    return list(ResourceProvider.objects.filter(id__in=roots).order_by("name", "id")
-                .values_list("id", flat=True))
 
 
 def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1):
@@ -110,7 +101,7 @@ def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1):
     if root is not None:
         total, page, root_ids = 1, 1, [root]
     else:
-        matching = _roots_named_like(tree) if tree is not None else None
+        matching = trees_sql.roots_named_like(tree) if tree is not None else None
         if matching == []:
             raise UnknownTree(f"No resource provider with uuid {tree} or a name containing "
                               f"{tree}.")

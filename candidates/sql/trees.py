@@ -2,6 +2,7 @@
 from candidates.sql import fetch, in_ids
 from candidates.sql.rows import ProviderRow
 from candidates.sql.topology import answered_from_snapshot, tree_index_of
+from providers.models import ResourceProvider
 
 
 @answered_from_snapshot
@@ -72,6 +73,31 @@ def roots_by_name(offset, count):
         SELECT id FROM resource_providers WHERE parent_id IS NULL
         ORDER BY name, id LIMIT %s OFFSET %s
     """, [count, offset])]
+
+
+def roots_named_like(text):
+    """Ids of the roots of the trees with a provider whose name contains `text`
+    (case-insensitive, on every database: the ORM's icontains), in (name, id) order, as
+    pages of trees go; one query. The why-not explainer's and the explorer's name filter.
+
+        SELECT id FROM resource_providers WHERE id IN (
+            SELECT root_id FROM resource_providers WHERE name LIKE '%text%')
+        ORDER BY name, id
+    """
+    roots = ResourceProvider.objects.filter(name__icontains=text).values("root_id")
+    return list(ResourceProvider.objects.filter(id__in=roots).order_by("name", "id")
+                .values_list("id", flat=True))
+
+
+def names(ids):
+    """{id: name} of these providers.
+
+        SELECT id, name FROM resource_providers WHERE id IN (...)
+    """
+    if not ids:
+        return {}
+    where, params = in_ids("id", ids)
+    return dict(fetch(f"SELECT id, name FROM resource_providers WHERE {where}", params))
 
 
 def root_of(uuid_or_name):
