@@ -151,6 +151,13 @@ def pages(planned):
          {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39"}),
         ("candidates, page 5", "get", candidates,
          {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39", "page": "5"}),
+        ("candidates, by host name", "get", candidates,
+         {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39", "order": "name"}),
+        ("candidates, most room left, page 2", "get", candidates,
+         {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39", "order": "most_room",
+          "page": "2"}),
+        ("candidates, host name contains", "get", candidates,
+         {"q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39", "host": "cn00"}),
         ("candidates, granular + sharing", "get", candidates,
          {"q": "resources=MEMORY_MB:512,DISK_GB:50&resources_NET=SRIOV_NET_VF:1"
                "&required_NET=CUSTOM_PHYSNET1&resources_CPU=VCPU:2&group_policy=isolate",

@@ -60,6 +60,34 @@ class CandidatesForm(forms.Form):
         return "/allocation_candidates?" + self.cleaned_data["q"]
 
 
+class OrderForm(forms.Form):
+    """How the explorer lists an answer: in which order (candidates.engine.ordering) and
+    which trees; the answer itself is the API's."""
+
+    order = forms.ChoiceField(label="Order", required=False, choices=[
+        ("", "as the API answers"), ("name", "by host (tree root) name"),
+        ("most_room", "most room left"), ("least_room", "least room left")])
+    host = forms.CharField(
+        label="Host name contains", required=False, max_length=255,
+        widget=forms.TextInput(attrs={"size": 20, "placeholder": "part of a name"}))
+
+    def clean_order(self):
+        return self.cleaned_data["order"] or None
+
+    def clean_host(self):
+        return self.cleaned_data["host"].strip() or None
+
+    def chosen(self):
+        """(order, host) as cleaned, None for what is not given or not valid."""
+        self.is_valid()   # cleans: what is not valid is left out of cleaned_data
+        return self.cleaned_data.get("order"), self.cleaned_data.get("host")
+
+    def params(self):
+        """The chosen order and host as query parameters, for links that keep them."""
+        order, host = self.chosen()
+        return {key: value for key, value in (("order", order), ("host", host)) if value}
+
+
 def _names(text):
     """Names typed with commas or spaces between them."""
     return text.replace(",", " ").split()

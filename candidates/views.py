@@ -4,15 +4,18 @@ explainer (/ui/candidates/why-not/, JSON at /ui/candidates/why-not.json).
 The explorer runs a GET /allocation_candidates query string at a chosen
 microversion through the same functions as the API view (request.parse_request ->
 engine.find_candidates -> present.render), with the deployment's options, and
-tabulates one page of the answer (PER_PAGE candidates, grouped by tree; the
-engine summarises only that page, so a page costs the same whatever the size of
-the answer). A query the API refuses shows Placement's status, message and the
-code the API sends at that microversion.
+tabulates one page of the answer (PER_PAGE candidates, consecutive ones of a tree
+under one heading; the engine summarises only that page, so a page costs about the
+same whatever the size of the answer). The answer can be listed in another order
+or narrowed to trees by name (engine.ordering: the whole answer, before it is
+paged). A query the API refuses shows Placement's status, message and the code
+the API sends at that microversion.
 
 The explainer parses the query the same way and asks candidates.explain, per
 tree and per provider, what keeps them out of the answer.
 """
 import csv
+from collections import Counter
 from http import HTTPStatus
 
 import orjson
@@ -27,8 +30,9 @@ from django.utils.encoding import iri_to_uri
 from django.views.decorators.http import require_http_methods
 
 from candidates import engine, explain, present
+from candidates.engine.ordering import room_left
 from candidates.explain import reasons as explain_reasons
-from candidates.forms import CandidatesForm, FlavorForm, WhyNotForm
+from candidates.forms import CandidatesForm, FlavorForm, OrderForm, WhyNotForm
 from candidates.options import engine_options, extensions
 from candidates.request import parse_request
 from placement_site.api.errors import error_body
@@ -40,6 +44,10 @@ from placement_site.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 
 PER_PAGE = 50   # candidates per page of the explorer
+# The raw response of a page shows inline up to this many allocation requests and
+# provider summaries; a larger one (a page of big trees: hundreds of summaries, most of
+# the page's weight) only when asked for (raw=1).
+RAW_INLINE_UP_TO = 200
 _UUID_SLOT = "00000000-0000-0000-0000-000000000000"
 
 
@@ -54,6 +62,14 @@ def raw_json(body):
     """A response document as indented JSON with sorted keys (orjson: json.dumps with
     indent= runs in pure Python, slow on a page of candidates)."""
     return orjson.dumps(body, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+
+
+def _raw(body, asked):
+    """raw_json(body) if asked for or small enough to show inline (RAW_INLINE_UP_TO),
+    else None."""
+    entries = (len(body.get("allocation_requests") or ())
+               + len(body.get("provider_summaries") or ()))
+    return raw_json(body) if asked or entries <= RAW_INLINE_UP_TO else None
 
 
 def refusal(exc, version):
@@ -73,12 +89,14 @@ def refusal(exc, version):
 SCHEMA_DUMP_START = " Failed validating "
 
 
-def run_query(query_string, version, page=None):
+def run_query(query_string, version, page=None, order=None, named=None):
     """Run GET /allocation_candidates?query_string at `version` ("1.39").
 
     Returns (body, error, result): the answer (page `page` of PER_PAGE candidates, or
     all of it when page is None), None and the engine Result; or Placement's error
-    body, {status, title, code, detail} and None for a refused query.
+    body, {status, title, code, detail} and None for a refused query. order, named:
+    the answer in that order (engine.ordering.ORDERS), narrowed to the trees with a
+    provider whose name contains `named`, before it is paged.
     """
     version = Version.parse(version)
     window = None
@@ -88,7 +106,7 @@ def run_query(query_string, version, page=None):
         parsed = parse_request(QueryDict(query_string), version, extensions())
         view = parsed.view
         options = dict(whole_trees=view.tree_summaries, all_classes=view.all_classes,
-                       with_traits=view.traits, **engine_options())
+                       with_traits=view.traits, order=order, named=named, **engine_options())
         result = engine.find_candidates(parsed.query, window=window, **options)
         if window and result.total and window[0] >= result.total:
             # past the last page: show the last one
@@ -104,46 +122,57 @@ def run_query(query_string, version, page=None):
 def _candidate_tables(body, result=None, first=1):
     """Normalise any microversion's answer into rows for the two tables, and, given the
     engine Result of a page (whose first candidate is number `first` of the answer),
-    the candidate rows grouped by tree."""
+    the candidate rows grouped by tree. The summary rows are those of the providers the
+    candidates use (a page's whole trees can hold hundreds more: the raw response has
+    them); names are read for what is shown only."""
     summaries = body.get("provider_summaries") or {}
-    requests = body.get("allocation_requests") or []
-    uuids = set(summaries)
-    normalised = []
-    for req in requests:
+    normalised, used = [], set()
+    for req in body.get("allocation_requests") or []:
         allocations = req.get("allocations") or {}
         if isinstance(allocations, list):  # 1.10-1.11 list form
             allocations = {a["resource_provider"]["uuid"]: {"resources": a["resources"]}
                            for a in allocations}
-        uuids.update(allocations)
+        used.update(allocations)
         mappings = req.get("mappings") or {}
         for group_uuids in mappings.values():
-            uuids.update(group_uuids)
+            used.update(group_uuids)
         normalised.append({"allocations": allocations, "mappings": mappings})
+    shown = [u for u in summaries if u in used]
+    uuids = set(used)
+    for u in shown:
+        uuids.update((summaries[u].get("root_provider_uuid"),
+                      summaries[u].get("parent_provider_uuid")))
     tree_uuids = []
     if result is not None and result.trees is not None:
         tree_uuids = [result.uuids[root] for root in result.trees]
         uuids.update(tree_uuids)
+    uuids.discard(None)
     names = dict(ResourceProvider.objects.filter(uuid__in=uuids).values_list("uuid", "name"))
     link = provider_links()
-    # free room per (provider, class) now, from the summaries: what a candidate leaves
-    free = {(u, rc): r.get("capacity", 0) - r.get("used", 0)
-            for u, summary in summaries.items()
-            for rc, r in (summary.get("resources") or {}).items()}
+    # (capacity, used) per (provider, class) now, from the summaries: what a candidate
+    # leaves
+    figures = {(u, rc): (r.get("capacity", 0), r.get("used", 0))
+               for u in shown
+               for rc, r in (summaries[u].get("resources") or {}).items()}
     candidate_rows = []
     for index, req in enumerate(normalised, start=first):
+        allocations = sorted(req["allocations"].items(),
+                             key=lambda i: names.get(i[0], i[0]))
         candidate_rows.append({
             "index": index,
+            "room": _room(figures, allocations),
             "allocations": [
                 {"uuid": u, "name": names.get(u, ""), "url": link(u),
-                 "resources": [(rc, amount, _left(free, u, rc, amount))
+                 "resources": [(rc, amount, _left(figures, u, rc, amount))
                                for rc, amount in sorted(a.get("resources", {}).items())]}
-                for u, a in sorted(req["allocations"].items(), key=lambda i: names.get(i[0], i[0]))
+                for u, a in allocations
             ],
             "mappings": sorted((suffix or '""', [names.get(u, u) for u in us])
                                for suffix, us in req["mappings"].items()),
         })
     summary_rows = []
-    for u, summary in summaries.items():
+    for u in shown:
+        summary = summaries[u]
         root = summary.get("root_provider_uuid")
         parent = summary.get("parent_provider_uuid")
         summary_rows.append({
@@ -157,25 +186,40 @@ def _candidate_tables(body, result=None, first=1):
             "has_traits": "traits" in summary,
         })
     summary_rows.sort(key=lambda r: (names.get(r["root"], r["root"] or ""), r["name"]))
+    return candidate_rows, summary_rows, _tree_groups(candidate_rows, result, tree_uuids,
+                                                      names, link)
+
+
+def _tree_groups(candidate_rows, result, tree_uuids, names, link):
+    """The page's candidate rows in runs of one tree each, in the page's order (a tree
+    whose candidates are not together, in an order by room, has several runs)."""
     groups = []
-    if tree_uuids:
-        by_tree = {}
-        for row, root, uuid in zip(candidate_rows, result.trees, tree_uuids):
-            group = by_tree.get(root)
-            if group is None:
-                group = by_tree[root] = {"uuid": uuid, "name": names.get(uuid, ""),
-                                         "url": link(uuid),
-                                         "in_answer": result.tree_counts[root], "rows": []}
-                groups.append(group)
-            group["rows"].append(row)
-    return candidate_rows, summary_rows, groups
+    if not tree_uuids:
+        return groups
+    on_page = Counter(result.trees)
+    for row, root, uuid in zip(candidate_rows, result.trees, tree_uuids):
+        if not groups or groups[-1]["root"] != root:
+            groups.append({"root": root, "uuid": uuid, "name": names.get(uuid, ""),
+                           "url": link(uuid), "on_page": on_page[root],
+                           "in_answer": result.tree_counts[root], "rows": []})
+        groups[-1]["rows"].append(row)
+    return groups
 
 
-def _left(free, uuid, rc, amount):
+def _left(figures, uuid, rc, amount):
     """What the provider would have left of rc after this candidate ("" when the answer
     has no summary of it: below 1.12)."""
-    room = free.get((uuid, rc))
-    return "" if room is None else room - amount
+    shown = figures.get((uuid, rc))
+    return "" if shown is None else shown[0] - shown[1] - amount
+
+
+def _room(figures, allocations):
+    """The room the candidate leaves (engine.ordering.room_left) as a rounded percentage,
+    "" when the answer has no summaries to say."""
+    known = [(*figures[(u, rc)], amount) for u, a in allocations
+             for rc, amount in a.get("resources", {}).items() if (u, rc) in figures]
+    room = room_left(known)
+    return "" if room is None else f"{room * 100:.0f}%"
 
 
 @staff_member_required
@@ -198,15 +242,23 @@ def candidates(request):
         version = form.cleaned_data["version"]
         query = form.cleaned_data["q"]
         page_number = _page_number(params.get("page"))
-        url = page_url("ui:candidates", q=query, version=version, page=params.get("page"))
+        listing = OrderForm(params)
+        order, named = listing.chosen()
+        url = page_url("ui:candidates", q=query, version=version, **listing.params(),
+                       page=params.get("page"))
         if request.method == "POST" and fits_in_link(url):
             return redirect(url)
         context["long_query"] = query_size(form.api_path(), url)
-        body, error, result = run_query(query, version, page=page_number)
+        body, error, result = run_query(query, version, page=page_number, order=order,
+                                        named=named)
+        listed = urlencode({"q": query, "version": version, **listing.params()})
+        asked = params.get("raw") == "1"
         context.update({"ran": True, "status": error["status"] if error else 200,
                         "api_path": form.api_path(), "version": version,
-                        "raw": raw_json(body),
-                        "why_not_query": urlencode({"q": query, "version": version})})
+                        "raw": _raw(body, asked), "raw_asked": asked,
+                        "listing": listing, "named": named,
+                        "why_not_query": urlencode({"q": query, "version": version}),
+                        "csv_query": listed})
         if error:
             context["error"] = error
         else:
@@ -216,9 +268,11 @@ def candidates(request):
                 body, result, first=page.start_index() if result.total else 1)
             context.update({
                 "candidate_rows": rows, "summary_rows": summaries, "tree_groups": groups,
-                "total": result.total, "page": page, "paged": paginator.num_pages > 1,
+                "unused_summaries": len(body["provider_summaries"]) - len(summaries),
+                "total": result.total, "answered": result.answered,
+                "page": page, "paged": paginator.num_pages > 1,
                 "page_links": list(paginator.get_elided_page_range(page.number)),
-                "page_query": urlencode({"q": query, "version": version}),
+                "page_query": listed,
                 "trees_in_answer": len(result.tree_counts or ()),
                 "randomized": engine_options()["randomize"],
             })
@@ -228,18 +282,21 @@ def candidates(request):
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def candidates_csv(request):
-    """The whole answer of the explorer's query (every page) as CSV: one row per
-    allocation (candidate number, tree, provider, class, amount, what the provider
-    would have left). A refused query gives the header row only."""
+    """The whole answer of the explorer's query (every page, in the page's order and
+    narrowed as the page is) as CSV: one row per allocation (candidate number, tree,
+    provider, class, amount, what the provider would have left, the candidate's room
+    left). A refused query gives the header row only."""
     form = CandidatesForm(_params(request))
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="candidates.csv"'
     writer = csv.writer(response)
     writer.writerow(["Candidate", "Tree", "Provider", "Provider uuid", "Resource class",
-                     "Amount", "Left after"])
+                     "Amount", "Left after", "Room left"])
     if not form.is_valid():
         return response
-    body, error, _ = run_query(form.cleaned_data["q"], form.cleaned_data["version"])
+    order, named = OrderForm(_params(request)).chosen()
+    body, error, _ = run_query(form.cleaned_data["q"], form.cleaned_data["version"],
+                               order=order, named=named)
     if error:
         return response
     rows, summaries, _ = _candidate_tables(body)
@@ -248,7 +305,8 @@ def candidates_csv(request):
         for alloc in row["allocations"]:
             for rc, amount, left in alloc["resources"]:
                 writer.writerow([row["index"], safe_cell(roots.get(alloc["uuid"], "")),
-                                 safe_cell(alloc["name"]), alloc["uuid"], rc, amount, left])
+                                 safe_cell(alloc["name"]), alloc["uuid"], rc, amount, left,
+                                 row["room"]])
     return response
 
 

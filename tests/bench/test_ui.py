@@ -16,7 +16,8 @@ PAGES = [
     "traits", "bulk list VCPU (", "POST bulk preview (", "usages", "usages CSV",
     "consumer page", "move picker, VCPU", "move picker, VCPU, page 9",
     "move picker, VCPU, name contains", "move picker, CUSTOM_DEV", "candidates, page 1",
-    "candidates, page 5",
+    "candidates, page 5", "candidates, by host name", "candidates, most room left, page 2",
+    "candidates, host name contains",
     "candidates, granular + sharing", "why-not, empty answer", "why-not, traits + aggregate",
     "why-not, isolate + same_subtree", "why-not.json, empty answer",
 ]

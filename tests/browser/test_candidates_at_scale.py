@@ -48,10 +48,10 @@ def test_candidates_from_a_flavor_at_scale(ui, cloud):
     ui.fill("#flavor-form input[name=group-0-resources]", "DISK_GB:20")
     ui.click("#flavor-form button")
     ui.wait_for_url(re.compile(r"q=resources%3DVCPU%3A4%2CMEMORY_MB%3A16384"))
-    assert ui.locator("input[name=q]").input_value() == (
+    assert ui.locator("#query-form input[name=q]").input_value() == (
         "resources=VCPU:4,MEMORY_MB:16384&required=HW_CPU_X86_AVX2"
         f"&resourcesdisk=DISK_GB:20&member_ofdisk=in:{SHARED_AGG}")
-    assert re.match(r"\d[\d,]* allocation requests? in \d+ trees?", ui.locator("h2").first.inner_text())
+    assert re.match(r"\d[\d,]* allocation requests? in \d[\d,]* trees?", ui.locator("h2").first.inner_text())
     first = ui.locator("table .left").first.inner_text()
     assert re.fullmatch(r"[\d,]+ left", first.strip()), first
     check_widths(ui, "candidates-flavor")
@@ -81,3 +81,25 @@ def test_a_query_too_long_for_a_url_is_explained_and_answered(ui, cloud):
     ui.wait_for_selector("#why-not-count")
     assert "This query is" in ui.locator("#long-query").inner_text()
     assert ui.locator(".tree-card").count() == 20
+
+
+def test_candidates_by_host_name_at_scale(ui, cloud):
+    """Sorting by host name sorts the whole answer: the real hosts come on page 1, after
+    the uuid-named trees that sort before them, and the order survives paging."""
+    ui.goto("/ui/candidates/?q=resources%3DVCPU%3A1%2CMEMORY_MB%3A512&version=1.39")
+    ui.select_option("#order-form select[name=order]", "name")
+    ui.click("#order-form button")
+    ui.wait_for_url(re.compile(r"order=name"))
+    trees = ui.locator("tr.root th > a").all_inner_texts()
+    assert "cmp-0000.dc1.example.net" in trees
+    hosts = [name for name in trees if name.startswith("cmp-")]
+    assert hosts == [f"cmp-{i:04d}.dc1.example.net" for i in range(len(hosts))]
+    assert ui.locator("#order-form select[name=order]").input_value() == "name"
+    assert "order=name" in ui.locator("#candidates-csv").get_attribute("href")
+    check_widths(ui, "candidates-by-name")
+
+    ui.locator(".pager >> text=next →").first.click()
+    ui.wait_for_url(re.compile(r"page=2"))
+    assert "order=name" in ui.url
+    first = ui.locator("tr.root th > a").first.inner_text()
+    assert first == f"cmp-{len(hosts):04d}.dc1.example.net"

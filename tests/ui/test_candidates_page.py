@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from tests.factories import make_provider
+from tests.factories import allocate, make_consumer, make_provider
 
 pytestmark = pytest.mark.django_db
 
@@ -297,7 +297,7 @@ def test_the_whole_answer_as_csv(client, sample):
     assert response["Content-Disposition"] == 'attachment; filename="candidates.csv"'
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0] == ["Candidate", "Tree", "Provider", "Provider uuid", "Resource class",
-                       "Amount", "Left after"]
+                       "Amount", "Left after", "Room left"]
     assert sorted((r[1], r[2], r[4], r[5], r[6]) for r in rows[1:]) == [
         ("cn1", "cn1-numa1", "VCPU", "3", "5"), ("cn2", "cn2", "VCPU", "3", "11")]
     page = client.get(reverse("ui:candidates"), {"q": "resources=VCPU:3", "version": "1.39"})
@@ -378,3 +378,133 @@ def test_a_query_the_api_takes_but_too_long_for_a_link(client, many):
     facts = response.context["long_query"]
     assert facts["posted"] and not facts["api_refused"]
     assert "The API takes it" in response.content.decode()
+
+
+# --- the answer in another order, narrowed by name (issue 35, item 7) ---------------------
+
+def listed(client, q, **params):
+    return client.get(reverse("ui:candidates"), {"q": q, "version": "1.39", **params})
+
+
+def tree_names(context):
+    return [g["name"] for g in context["tree_groups"]]
+
+
+@pytest.fixture
+def backwards(db):
+    """60 flat hosts created in the reverse of their names' order (host-59 first, so the
+    API answers it first): names by value put host-2 before host-10."""
+    for index in reversed(range(60)):
+        make_provider(f"host-{index}", inventory={"VCPU": 4})
+
+
+def test_by_host_name_sorts_the_whole_answer_before_paging(client, backwards):
+    as_answered = listed(client, "resources=VCPU:1").context
+    assert tree_names(as_answered)[:3] == ["host-59", "host-58", "host-57"]
+    by_name = listed(client, "resources=VCPU:1", order="name").context
+    # host-0 was created last: the API answers it on page 2
+    assert tree_names(by_name)[:3] == ["host-0", "host-1", "host-2"]
+    assert tree_names(by_name)[-1] == "host-49"
+    assert [row["index"] for row in by_name["candidate_rows"]][:2] == [1, 2]
+    body = by_name["page_query"]
+    assert "order=name" in body
+    assert "order=name" in listed(client, "resources=VCPU:1", order="name").content.decode()
+    second = listed(client, "resources=VCPU:1", order="name", page=2).context
+    assert tree_names(second) == [f"host-{i}" for i in range(50, 60)]
+    assert [row["index"] for row in second["candidate_rows"]][0] == 51
+
+
+@pytest.fixture
+def rooms(db):
+    """Hosts whose room for VCPU:1 + MEMORY_MB:512 differs; created m1 .. m4, then n5.
+
+    m1: VCPU 8, 6 used: (8-6-1)/8 = 12.5% (MEMORY_MB leaves 93.75%)
+    m2: MEMORY_MB 1024: (1024-512)/1024 = 50% (VCPU leaves 93.75%)
+    m3: VCPU 4: 3/4 = 75% (MEMORY_MB leaves 87.5%)
+    m4: VCPU 10, 2 reserved: capacity 8, 7/8 = 87.5%
+    n5: memory on the root, 1024 of 4096 used: (4096-1024-512)/4096 = 62.5%; VCPU on its
+        child n5-numa leaves 99%
+    """
+    m1 = make_provider("m1", inventory={"VCPU": 8, "MEMORY_MB": 8192})
+    make_provider("m2", inventory={"VCPU": 16, "MEMORY_MB": 1024})
+    make_provider("m3", inventory={"VCPU": 4, "MEMORY_MB": 4096})
+    make_provider("m4", inventory={"VCPU": {"total": 10, "reserved": 2}, "MEMORY_MB": 65536})
+    n5 = make_provider("n5", inventory={"MEMORY_MB": 4096})
+    make_provider("n5-numa", parent=n5, inventory={"VCPU": 100})
+    allocate(make_consumer(), m1, VCPU=6)
+    allocate(make_consumer(), n5, MEMORY_MB=1024)
+
+
+ROOM_QUERY = "resources=VCPU:1,MEMORY_MB:512"
+
+
+def test_room_left_orders(client, rooms):
+    as_answered = listed(client, ROOM_QUERY).context
+    assert tree_names(as_answered) == ["m1", "m2", "m3", "m4", "n5"]
+    assert [row["room"] for row in as_answered["candidate_rows"]] == [
+        "12%", "50%", "75%", "88%", "62%"]
+    most = listed(client, ROOM_QUERY, order="most_room").context
+    assert tree_names(most) == ["m4", "m3", "n5", "m2", "m1"]
+    assert [row["index"] for row in most["candidate_rows"]] == [1, 2, 3, 4, 5]
+    least = listed(client, ROOM_QUERY, order="least_room").context
+    assert tree_names(least) == ["m1", "m2", "n5", "m3", "m4"]
+    assert "Room left: the smallest share of capacity" in listed(
+        client, ROOM_QUERY, order="least_room").content.decode()
+
+
+def test_the_csv_follows_the_order_and_the_name_filter(client, rooms):
+    def exported(**params):
+        response = client.get(reverse("ui:candidates-csv"),
+                              {"q": ROOM_QUERY, "version": "1.39", **params})
+        return [(r["Candidate"], r["Provider"], r["Resource class"], r["Room left"])
+                for r in csv.DictReader(io.StringIO(response.content.decode()))]
+
+    assert [(c, p) for c, p, rc, _ in exported(order="most_room") if rc == "VCPU"] == [
+        ("1", "m4"), ("2", "m3"), ("3", "n5-numa"), ("4", "m2"), ("5", "m1")]
+    assert exported(order="least_room")[:2] == [("1", "m1", "MEMORY_MB", "12%"),
+                                                ("1", "m1", "VCPU", "12%")]
+    assert exported(host="numa") == [("1", "n5", "MEMORY_MB", "62%"),
+                                     ("1", "n5-numa", "VCPU", "62%")]
+    page = listed(client, ROOM_QUERY, order="least_room", host="m").content.decode()
+    assert "order=least_room&amp;host=m" in page.split('id="candidates-csv"')[1][:300]
+
+
+def test_host_name_contains_narrows_the_whole_answer(client, rooms):
+    response = listed(client, ROOM_QUERY, host="NUMA")   # any provider of the tree
+    context = response.context
+    assert tree_names(context) == ["n5"]
+    assert (context["total"], context["answered"], context["trees_in_answer"]) == (1, 5, 1)
+    assert "1 of 5 allocation requests in 1 tree with a provider named like “NUMA”" in (
+        response.content.decode())
+    nothing = listed(client, ROOM_QUERY, host="nowhere")
+    assert nothing.context["candidate_rows"] == [] and nothing.context["answered"] == 5
+    assert "None of the 5 candidates is in a tree with a provider named like “nowhere”" in (
+        nothing.content.decode())
+
+
+def test_a_bad_order_is_refused_in_words(client, rooms):
+    response = listed(client, ROOM_QUERY, order="bogus")
+    assert response.status_code == 200
+    assert "Select a valid choice. bogus is not one of the available choices." in (
+        response.content.decode())
+    assert tree_names(response.context) == ["m1", "m2", "m3", "m4", "n5"]   # as answered
+
+
+def test_a_page_shows_the_summaries_its_candidates_use_and_raw_json_when_small(
+        client, sample, monkeypatch):
+    from candidates import views
+
+    context = run(client, "resources=VCPU:1").context
+    # cn1-numa0, cn1-numa1 and cn2 are used; cn1 is in the answer's summaries (its tree)
+    assert sorted(s["name"] for s in context["summary_rows"]) == ["cn1-numa0", "cn1-numa1",
+                                                                  "cn2"]
+    assert context["unused_summaries"] == 1
+    assert context["raw"] is not None   # 3 requests + 4 summaries
+    monkeypatch.setattr(views, "RAW_INLINE_UP_TO", 6)
+    response = run(client, "resources=VCPU:1")
+    assert response.context["raw"] is None
+    assert "resources%3DVCPU%3A1&amp;version=1.39&amp;page=1&amp;raw=1#raw" in (
+        response.content.decode())
+    asked = client.get(reverse("ui:candidates"), {"q": "resources=VCPU:1", "version": "1.39",
+                                                  "raw": "1"})
+    assert asked.context["raw"] == context["raw"]

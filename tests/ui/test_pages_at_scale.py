@@ -17,6 +17,7 @@ from allocations.rules import InventoryLimits, move_refusal
 from providers.models import Inventory
 from providers.querysets import with_usage
 from providers.rules import reported_capacity
+from providers.ui.tree_layout import name_order
 from tests.bigcloud import HOST_MEMORY, NEARLY_FULL_MEMORY, build_cloud, host_name
 from tests.factories import allocate, make_consumer
 
@@ -169,3 +170,30 @@ def test_why_not_at_scale(client, cloud, django_assert_max_num_queries):
     summary = dict((label, trees) for label, trees, _ in response.context["summary"])
     assert summary["missing trait HW_CPU_X86_AVX2"] == 10
     assert summary["not enough free MEMORY_MB"] == 4
+
+
+def test_candidates_in_other_orders_at_scale(client, cloud, django_assert_max_num_queries):
+    """Sorted or narrowed, the whole answer is arranged before it is paged; a page costs
+    a bounded number of queries all the same."""
+    def page(at_most, **params):
+        with django_assert_max_num_queries(at_most):
+            return client.get(reverse("ui:candidates"), {
+                "q": "resources=VCPU:1,MEMORY_MB:512", "version": "1.39", **params}).context
+
+    total = page(10)["total"]
+    by_name = page(11, order="name")
+    assert by_name["total"] == total
+    names = [g["name"] for g in by_name["tree_groups"]]
+    assert names == sorted(names, key=name_order)
+    # the uuid-named trees that sort before "cmp-…", then the first hosts, on page 1
+    first_host = names.index(host_name(0))
+    assert set(names[:first_host]) <= {r.name for r in cloud.uuid_roots}
+    assert names[first_host:] == [host_name(i) for i in range(len(names) - first_host)]
+
+    rooms = [int(row["room"].rstrip("%")) for number in (1, 2)
+             for row in page(10, order="most_room", page=number)["candidate_rows"]]
+    assert len(rooms) == 100 and rooms == sorted(rooms, reverse=True)
+
+    named = page(11, host="cmp-00")
+    # cmp-0000 .. cmp-0099 (even the nearly full ones have room for 512 MB)
+    assert (named["total"], named["answered"]) == (100, total)
