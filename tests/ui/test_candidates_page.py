@@ -508,3 +508,30 @@ def test_a_page_shows_the_summaries_its_candidates_use_and_raw_json_when_small(
     asked = client.get(reverse("ui:candidates"), {"q": "resources=VCPU:1", "version": "1.39",
                                                   "raw": "1"})
     assert asked.context["raw"] == context["raw"]
+
+
+def test_the_order_form_is_posted_and_its_choice_kept(client, rooms):
+    response = client.post(reverse("ui:candidates"), {
+        "q": ROOM_QUERY, "version": "1.39", "order": "most_room", "host": "m"})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("ui:candidates") + (
+        "?q=resources%3DVCPU%3A1%2CMEMORY_MB%3A512&version=1.39&order=most_room&host=m")
+    context = client.get(response["Location"]).context
+    assert tree_names(context) == ["m4", "m3", "n5", "m2", "m1"]   # n5-numa has an m
+    assert context["named"] == "m" and context["listing"]["order"].value() == "most_room"
+
+
+def test_a_long_query_posts_its_order_with_its_pages_and_csv(client, backwards):
+    query = long_query()
+    response = client.post(reverse("ui:candidates"), {"q": query, "version": "1.39",
+                                                      "order": "name"})
+    assert response.status_code == 200 and response.context["long_query"]["posted"]
+    assert tree_names(response.context)[:2] == ["host-0", "host-1"]
+    ran = response.content.decode().split('id="ran-query"')[1].split("</form>")[0]
+    assert '<input type="hidden" name="order" value="name">' in ran
+    second = client.post(reverse("ui:candidates"), {"q": query, "version": "1.39",
+                                                    "order": "name", "page": "2"})
+    assert tree_names(second.context)[0] == "host-50"
+    rows = list(csv.DictReader(io.StringIO(client.post(reverse("ui:candidates-csv"), {
+        "q": query, "version": "1.39", "order": "name"}).content.decode())))
+    assert [r["Provider"] for r in rows[:3]] == ["host-0", "host-1", "host-2"]
