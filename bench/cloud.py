@@ -15,13 +15,16 @@ Shapes:
 """
 import uuid as uuidlib
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import connection, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from providers.models import (
     Aggregate,
+    ChangeRecord,
     Inventory,
     ProviderAggregate,
     ProviderTrait,
@@ -85,6 +88,7 @@ class OperatorCloud(Cloud):
     compute_root: str = ""
     numa_names: list = field(default_factory=list)
     consumer_key: str = ""
+    sharing_root: str = ""
 
 
 def flat(count):
@@ -126,7 +130,7 @@ def nested(count):
 SHAPES = {"flat": flat, "nested": nested}
 
 
-def operator_cloud(providers):
+def operator_cloud(providers, consumers=None):
     """A cloud of `providers` (at least OPERATOR_MIN_PROVIDERS) providers; for 1,000:
 
     * two big trees of 200 (root, 3 NUMA sockets, 196 CUSTOM_DEV devices, every third
@@ -139,15 +143,23 @@ def operator_cloud(providers):
       aggregate: granular and sharing candidates;
     * 40 flat hosts, one consumer each, some over capacity: the "over capacity" filter
       and the status checks.
+
+    That makes about 0.4 consumers per provider. `consumers`, if more, adds small
+    instances (1 VCPU, 1 GiB, and 1 DISK_GB on the first sharing provider where the
+    tree is in its aggregate) round-robin over the compute trees until there are that
+    many, spread over 100 projects and 997 users: the consumers list, usages, a
+    provider holding thousands of consumers and the admin pages at the issue's
+    3,000 providers / 3,000 consumers.
     """
     aggs, shared_agg = OPERATOR_AGGREGATES, OPERATOR_SHARED_AGGREGATE
     cloud = OperatorCloud([])
-    trees, consumers = cloud.trees, cloud.consumers
+    trees, planned = cloud.trees, cloud.consumers
     big_size = max(4, providers // 5)
     sharing = max(1, providers // 100)
     flat_min = max(1, providers // 25)
     compute = (providers - 2 * big_size - sharing - flat_min) // 5
     flat_hosts = providers - 2 * big_size - sharing - 5 * compute
+    computes = []
     for t in range(2):
         root = Node(f"big-{t}", {"MEMORY_MB": 65536, "VCPU": 64}, aggregates=aggs[:1])
         devices = big_size - 4
@@ -157,7 +169,7 @@ def operator_cloud(providers):
                 device = Node(f"big-{t}-s{s}-d{d}", {"CUSTOM_DEV": 1})
                 if d % 3 == 0:
                     key = f"dev-{t}-{s}-{d}"
-                    consumers[key] = ("project-devices", "user-devices", None)
+                    planned[key] = ("project-devices", "user-devices", None)
                     device.allocations.append((key, {"CUSTOM_DEV": 1}))
                 socket.children.append(device)
             root.children.append(socket)
@@ -175,21 +187,32 @@ def operator_cloud(providers):
         cloud.numa_names += [n.name for n in numas]
         for c in range(2):
             key = f"vm-{t}-{c}"
-            consumers[key] = (f"project-{t % 20}", f"user-{t % 50}", "INSTANCE" if c else None)
+            planned[key] = (f"project-{t % 20}", f"user-{t % 50}", "INSTANCE" if c else None)
             numas[c].allocations.append((key, {"VCPU": 8 + (t * 7 + c * 13) % 120}))
             root.allocations.append((key, {"MEMORY_MB": 16384 * (1 + t % 8), "DISK_GB": 40}))
         trees.append(root)
-    for i in range(sharing):
-        trees.append(Node(f"shared-disk{i:02d}", {"DISK_GB": 10000},
-                          traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[shared_agg]))
+        computes.append(root)
+    disks = [Node(f"shared-disk{i:02d}", {"DISK_GB": 10000},
+                  traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[shared_agg])
+             for i in range(sharing)]
+    trees += disks
     for i in range(flat_hosts):
         key = f"flat-{i}"
-        consumers[key] = (f"project-{i % 20}", f"user-{i % 50}", "INSTANCE")
+        planned[key] = (f"project-{i % 20}", f"user-{i % 50}", "INSTANCE")
         # (i % 9) * 2 + 1 of 16 VCPU: every ninth host is over capacity (17 of 16)
         trees.append(Node(f"flat{i:03d}", {"VCPU": 16, "MEMORY_MB": 32768, "DISK_GB": 500},
                           aggregates=[aggs[i % 10]],
                           allocations=[(key, {"VCPU": (i % 9) * 2 + 1, "MEMORY_MB": 2048})]))
+    for i in range(max(0, (consumers or 0) - len(planned))):
+        root = computes[i % len(computes)]
+        key = f"small-{i}"
+        planned[key] = (f"project-{i % 100}", f"user-{i % 997}", "INSTANCE" if i % 2 else None)
+        root.children[i // len(computes) % 2].allocations.append((key, {"VCPU": 1}))
+        root.allocations.append((key, {"MEMORY_MB": 1024}))
+        if i % len(computes) % 3:   # the tree is in the shared aggregate: disk from there
+            disks[0].allocations.append((key, {"DISK_GB": 1}))
     cloud.big_root, cloud.compute_root, cloud.consumer_key = "big-0", "cn0000", "vm-0-0"
+    cloud.sharing_root = disks[0].name
     return cloud
 
 
@@ -293,6 +316,45 @@ def _ids(model, field_name, names):
         existing = dict(model.objects.filter(**{f"{field_name}__in": names})
                         .values_list(field_name, "id"))
     return existing
+
+
+def history(cloud, days=30):
+    """Bulk-create the change log a cloud built through the services would have: per
+    provider its create and inventories entries, per consumer its allocations entry
+    and one for each provider it holds on, spread over the last `days` days, oldest
+    first. Returns the number of entries. (The benchmarks' clouds are bulk-built, so
+    without this the change log pages would read an empty table.)"""
+    nodes = [node for tree in cloud.trees for node in walk(tree)]
+    entries = []
+    for node in nodes:
+        entries.append((ChangeRecord.KIND_PROVIDER, node.uuid, "create", None,
+                        {"name": node.name or node.uuid,
+                         "parent": node.parent.uuid if node.parent else None, "generation": 0}))
+        entries.append((ChangeRecord.KIND_PROVIDER, node.uuid, "inventories",
+                        {"generation": 0, "inventories": {}},
+                        {"generation": 1, "inventories": {
+                            name: dict(spec) if isinstance(spec, dict) else {"total": spec}
+                            for name, spec in node.inventory.items()}}))
+    held = {}   # consumer key -> {provider uuid: {class: used}}
+    for node in nodes:
+        for key, amounts in node.allocations:
+            held.setdefault(key, {})[node.uuid] = dict(amounts)
+    for key, allocations in held.items():
+        uuid = cloud.consumer_uuids[key]
+        project, user, consumer_type = cloud.consumers[key]
+        after = {"generation": 1, "project": project, "user": user, "allocations": allocations}
+        if consumer_type:
+            after["consumer_type"] = consumer_type
+        entries.append((ChangeRecord.KIND_CONSUMER, uuid, "allocations", None, after))
+        entries += [(ChangeRecord.KIND_PROVIDER, rp_uuid, "allocations", {"consumers": {}},
+                     {"consumers": {uuid: resources}})
+                    for rp_uuid, resources in allocations.items()]
+    start, step = timezone.now() - timedelta(days=days), timedelta(days=days) / len(entries)
+    ChangeRecord.objects.bulk_create(
+        [ChangeRecord(kind=kind, entity=entity, action=action, before=before, after=after,
+                      actor="command:bench", created_at=start + i * step)
+         for i, (kind, entity, action, before, after) in enumerate(entries)], batch_size=2000)
+    return len(entries)
 
 
 def analyze():

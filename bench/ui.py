@@ -2,13 +2,16 @@
 
 Usage::
 
-    python -m bench ui [--providers 1000] [--repeat 7]
+    python -m bench ui [--providers 1000] [--consumers N] [--repeat 7]
 
 Builds the operator cloud (bench/cloud.py, `operator_cloud`) in the configured database
 (DATABASE_URL), inside a transaction that is rolled back at the end, so nothing is left
 behind; the providers table must be empty, so the figures describe this cloud only.
+The cloud has about 0.4 consumers per provider; ``--consumers`` adds small instances
+up to that many (issue 35's target is 3,000 providers / 3,000 consumers).
 Rows are bulk-created, not written through the services: this measures reads, and
-1,000 providers through the services would take minutes. A staff user is logged in
+1,000 providers through the services would take minutes; so is the change log those
+writes would have left (`cloud.history`). A staff user is logged in
 with Django's test client, each page is requested once (warm-up, must answer 200),
 then ``--repeat`` times, and a table of median wall ms, median CPU ms (this thread's
 time, so waits for a core on a busy machine are not counted), SQL queries and response
@@ -30,7 +33,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from bench import BenchError, cloud
-from providers.models import ResourceProvider
+from allocations.models import Consumer, Project, User
+from providers.models import ChangeRecord, ResourceClass, ResourceProvider, Trait
 
 HELP = "build a cloud of N providers in a rolled-back transaction and time every UI page"
 
@@ -39,6 +43,9 @@ def add_arguments(parser):
     parser.add_argument("--providers", type=int, default=1000,
                         help=f"providers to build (at least {cloud.OPERATOR_MIN_PROVIDERS}; "
                              "default 1000)")
+    parser.add_argument("--consumers", type=int, default=0,
+                        help="add small instances until there are this many consumers "
+                             "(default: none added, about 0.4 per provider)")
     parser.add_argument("--repeat", type=int, default=7,
                         help="timed requests per page after one warm-up (default 7)")
 
@@ -57,29 +64,31 @@ def run(options, out):
     level = request_log.level
     request_log.setLevel(logging.WARNING)
     try:
-        failed = _timed_pages(providers, repeat, out)
+        failed = _timed_pages(providers, options.consumers, repeat, out)
     finally:
         request_log.setLevel(level)
     if failed:
         raise BenchError(f"not 200: {', '.join(failed)}")
 
 
-def _timed_pages(providers, repeat, out):
+def _timed_pages(providers, consumers, repeat, out):
     """Build, time and print; returns the labels of pages that did not answer 200."""
     failed = []
     with transaction.atomic():
         started = time.perf_counter()
-        planned = cloud.operator_cloud(providers)
+        planned = cloud.operator_cloud(providers, consumers)
         built = cloud.build(planned)
+        entries = cloud.history(planned)
         cloud.analyze()
-        out.write(f"built {built} providers, {len(planned.consumers)} consumers in "
+        out.write(f"built {built} providers, {len(planned.consumers)} consumers, "
+                  f"{entries} change log entries in "
                   f"{time.perf_counter() - started:.1f}s ({connection.vendor}); "
                   "rolled back at the end\n")
         client = Client()
         client.force_login(get_user_model().objects.create_superuser(
             f"benchmark-ui-{uuidlib.uuid4().hex[:8]}", "benchmark@example.invalid", None))
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-        out.write(f"{'page':36} {'status':>6} {'median ms':>10} {'CPU ms':>8} "
+        out.write(f"{'page':40} {'status':>6} {'median ms':>10} {'CPU ms':>8} "
                   f"{'queries':>8} {'KiB':>6}  (median of {repeat}; load {load})\n")
         for label, method, url, data in pages(planned):
             status, wall, cpu, counts, size = measure(client, method, url, data, repeat)
@@ -87,9 +96,9 @@ def _timed_pages(providers, repeat, out):
                 if counts else "-"
             if status != 200:
                 failed.append(label)
-                out.write(f"{label:36} {status:>6} {'-':>10} {'-':>8} {queries:>8} {'-':>6}\n")
+                out.write(f"{label:40} {status:>6} {'-':>10} {'-':>8} {queries:>8} {'-':>6}\n")
             else:
-                out.write(f"{label:36} {status:>6} {wall:10.1f} {cpu:8.1f} "
+                out.write(f"{label:40} {status:>6} {wall:10.1f} {cpu:8.1f} "
                           f"{queries:>8} {size:6.0f}\n")
         transaction.set_rollback(True)
     return failed
@@ -97,9 +106,11 @@ def _timed_pages(providers, repeat, out):
 
 def pages(planned):
     """(label, method, url, data) of every page timed on the built operator cloud."""
-    by_name = dict(ResourceProvider.objects.filter(
-        name__in=[planned.big_root, planned.compute_root, "big-0-s0-d0"])
-        .values_list("name", "uuid"))
+    named = {name: (pk, uuid) for name, pk, uuid in ResourceProvider.objects.filter(
+        name__in=[planned.big_root, planned.compute_root, planned.sharing_root, "big-0-s0-d0"])
+        .values_list("name", "id", "uuid")}
+    by_name = {name: uuid for name, (_, uuid) in named.items()}
+    consumer = Consumer.objects.get(uuid=planned.consumer_uuids[planned.consumer_key])
     numas = list(ResourceProvider.objects.filter(name__in=planned.numa_names)
                  .order_by("name").values_list("uuid", flat=True))
     providers, csv = reverse("ui:providers"), reverse("ui:providers-csv")
@@ -124,8 +135,14 @@ def pages(planned):
         ("subtree fragment of big-0", "get",
          reverse("ui:provider-subtree", args=[by_name[planned.big_root]]),
          {"start": 1, "fragment": "1"}),
+        ("subtree page of big-0", "get",
+         reverse("ui:provider-subtree", args=[by_name[planned.big_root]]), None),
         ("provider page (cn0000)", "get",
          reverse("ui:provider", args=[by_name[planned.compute_root]]), None),
+        ("provider page (big-0)", "get",
+         reverse("ui:provider", args=[by_name[planned.big_root]]), None),
+        (f"provider page ({planned.sharing_root})", "get",
+         reverse("ui:provider", args=[by_name[planned.sharing_root]]), None),
         ("capacity", "get", reverse("ui:capacity"), None),
         ("capacity ?rc=VCPU", "get", reverse("ui:capacity"), {"rc": "VCPU"}),
         ("status", "get", reverse("ui:status"), None),
@@ -136,9 +153,14 @@ def pages(planned):
         (f"POST bulk preview ({len(numas)})", "post", reverse("ui:bulk-preview"),
          {"resource_class": "VCPU", "provider": numas, "allocation_ratio": "1.0"}),
         ("usages", "get", reverse("ui:usages"), None),
+        ("usages by project, by VCPU", "get", reverse("ui:usages"),
+         {"group_by": "project", "sort": "VCPU"}),
+        ("usages, last page", "get", reverse("ui:usages"), {"page": 9999}),
         ("usages CSV", "get", reverse("ui:usages-csv"), None),
-        ("consumer page", "get",
-         reverse("ui:consumer", args=[planned.consumer_uuids[planned.consumer_key]]), None),
+        ("consumers, page 1", "get", reverse("ui:consumers"), None),
+        ("consumers, last page", "get", reverse("ui:consumers"), {"page": 9999}),
+        ("consumers of a project", "get", reverse("ui:consumers"), {"project": "project-1"}),
+        ("consumer page", "get", reverse("ui:consumer", args=[consumer.uuid]), None),
         ("move picker, VCPU", "get", picker, {"provider": numas[0], "resource_class": "VCPU"}),
         ("move picker, VCPU, page 9", "get", picker,
          {"provider": numas[0], "resource_class": "VCPU", "page": 9}),
@@ -172,6 +194,45 @@ def pages(planned):
                "&group_policy=isolate&same_subtree=_A,_B,_N", "version": "1.39", "page": "3"}),
         ("why-not.json, empty answer", "get", reverse("ui:why-not-json"),
          {"q": "resources=VCPU:200,MEMORY_MB:512", "version": "1.39"}),
+        *admin_pages(named[planned.compute_root][0], named[planned.big_root][0],
+                     named[planned.sharing_root][0], consumer.pk),
+    ]
+
+
+def admin_pages(compute_root, big_root, sharing_root, consumer):
+    """The Django admin pages operators use (ids of the pages' objects)."""
+    def changelist(model):
+        return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+
+    def change(model, pk):
+        return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_change",
+                       args=[pk])
+
+    providers, consumers = changelist(ResourceProvider), changelist(Consumer)
+    return [
+        ("admin index", "get", reverse("admin:index"), None),
+        ("admin providers", "get", providers, None),
+        ("admin providers, page 20", "get", providers, {"p": 20}),
+        ("admin providers, search", "get", providers, {"q": "cn01"}),
+        ("admin provider change (cn0000)", "get", change(ResourceProvider, compute_root), None),
+        ("admin provider change (big-0)", "get", change(ResourceProvider, big_root), None),
+        ("admin provider change (shared-disk)", "get", change(ResourceProvider, sharing_root),
+         None),
+        ("admin provider add", "get",
+         reverse("admin:providers_resourceprovider_add"), None),
+        ("admin parent autocomplete", "get", reverse("admin:autocomplete"),
+         {"term": "cn", "app_label": "providers", "model_name": "resourceprovider",
+          "field_name": "parent"}),
+        ("admin consumers", "get", consumers, None),
+        ("admin consumers, search", "get", consumers, {"q": "project-1"}),
+        ("admin consumer change", "get", change(Consumer, consumer), None),
+        ("admin projects", "get", changelist(Project), None),
+        ("admin users", "get", changelist(User), None),
+        ("admin resource classes", "get", changelist(ResourceClass), None),
+        ("admin traits", "get", changelist(Trait), None),
+        ("admin change log", "get", changelist(ChangeRecord), None),
+        ("admin change log, consumers", "get", changelist(ChangeRecord), {"kind": "consumer"}),
+        ("admin change log, search", "get", changelist(ChangeRecord), {"q": "cn01"}),
     ]
 
 

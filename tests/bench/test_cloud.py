@@ -4,7 +4,7 @@ import pytest
 
 from allocations.models import Allocation, Consumer
 from bench import cloud
-from providers.models import Inventory, ResourceProvider
+from providers.models import ChangeRecord, Inventory, ResourceProvider
 from tests.providers.tree_checks import assert_tree_integrity
 
 
@@ -65,3 +65,32 @@ def test_wipe_leaves_no_provider_or_consumer():
     cloud.build(cloud.operator_cloud(20))
     cloud.wipe()
     assert not ResourceProvider.objects.exists() and not Consumer.objects.exists()
+
+
+@pytest.mark.django_db
+def test_operator_cloud_adds_consumers_up_to_the_asked_number():
+    natural = len(cloud.operator_cloud(40).consumers)
+    planned = cloud.operator_cloud(40, consumers=natural + 30)
+    assert _size(planned) == 40 and len(planned.consumers) == natural + 30
+    cloud.build(planned)
+    assert Consumer.objects.count() == natural + 30
+    disk = ResourceProvider.objects.get(name=planned.sharing_root)
+    # the added instances on trees in the shared aggregate take their disk from it
+    assert Allocation.objects.filter(provider=disk).count() > 10
+    assert len(cloud.operator_cloud(40, consumers=natural - 5).consumers) == natural
+
+
+@pytest.mark.django_db
+def test_history_is_the_change_log_the_services_would_have_written():
+    planned = cloud.operator_cloud(25)
+    cloud.build(planned)
+    nodes = [node for tree in planned.trees for node in cloud.walk(tree)]
+    held = {(key, node.uuid) for node in nodes for key, _ in node.allocations}
+    assert cloud.history(planned) == 2 * len(nodes) + len(planned.consumers) + len(held)
+    root = ResourceProvider.objects.get(name=planned.compute_root)
+    log = ChangeRecord.objects.filter(entity=root.uuid).order_by("created_at")
+    assert [e.action for e in log][:2] == ["create", "inventories"]
+    assert log[1].after["inventories"]["MEMORY_MB"] == {"total": 262144, "reserved": 4096}
+    consumer = planned.consumer_uuids[planned.consumer_key]
+    (entry,) = ChangeRecord.objects.filter(entity=consumer)
+    assert entry.after["allocations"][root.uuid] == {"MEMORY_MB": 16384, "DISK_GB": 40}

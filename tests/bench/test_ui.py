@@ -4,7 +4,7 @@ No timing assertions: speed targets live in the benchmark's output, not in tests
 import pytest
 
 from bench import BenchError
-from providers.models import ResourceProvider
+from providers.models import ChangeRecord, ResourceProvider
 from tests.factories import make_provider
 
 PAGES = [
@@ -12,27 +12,38 @@ PAGES = [
     "providers, sorted by usage", "providers, usage of VCPU", "providers, resources + required",
     "providers, member_of + !trait", "providers, over capacity", "providers, name contains",
     "providers CSV, all", "providers CSV, by usage", "subtree fragment of big-0",
-    "provider page (cn0000)", "capacity", "capacity ?rc=VCPU", "status", "resource classes",
-    "traits", "bulk list VCPU (", "POST bulk preview (", "usages", "usages CSV",
-    "consumer page", "move picker, VCPU", "move picker, VCPU, page 9",
-    "move picker, VCPU, name contains", "move picker, CUSTOM_DEV", "candidates, page 1",
+    "subtree page of big-0", "provider page (cn0000)", "provider page (big-0)",
+    "provider page (shared-disk00)", "capacity", "capacity ?rc=VCPU", "status",
+    "resource classes", "traits", "bulk list VCPU (", "POST bulk preview (", "usages",
+    "usages by project, by VCPU", "usages, last page", "usages CSV", "consumers, page 1",
+    "consumers, last page", "consumers of a project", "consumer page", "move picker, VCPU",
+    "move picker, VCPU, page 9", "move picker, VCPU, name contains",
+    "move picker, CUSTOM_DEV", "candidates, page 1",
     "candidates, page 5", "candidates, by host name", "candidates, most room left, page 2",
     "candidates, host name contains",
-    "candidates, granular + sharing", "why-not, empty answer", "why-not, traits + aggregate",
-    "why-not, isolate + same_subtree", "why-not.json, empty answer",
+    "candidates, granular + sharing", "why-not, empty answer",
+    "why-not, traits + aggregate", "why-not, isolate + same_subtree",
+    "why-not.json, empty answer", "admin index", "admin providers", "admin providers, page 20",
+    "admin providers, search", "admin provider change (cn0000)",
+    "admin provider change (big-0)", "admin provider change (shared-disk)",
+    "admin provider add", "admin parent autocomplete", "admin consumers",
+    "admin consumers, search", "admin consumer change", "admin projects", "admin users",
+    "admin resource classes", "admin traits", "admin change log",
+    "admin change log, consumers", "admin change log, search",
 ]
 
 
 @pytest.mark.django_db
 def test_every_page_answers_and_is_listed(bench):
-    lines = bench("ui", "--providers", 25, "--repeat", 1).splitlines()
-    assert lines[0].startswith("built 25 providers")
-    rows = {line[:36].rstrip(): line[36:].split() for line in lines[2:]}
+    lines = bench("ui", "--providers", 25, "--consumers", 40, "--repeat", 1).splitlines()
+    assert lines[0].startswith("built 25 providers, 40 consumers, ")
+    rows = {line[:40].rstrip(): line[40:].split() for line in lines[2:]}
     assert len(rows) == len(PAGES)
     for expected, (label, columns) in zip(PAGES, rows.items()):
         assert label.startswith(expected)
         assert columns[0] == "200", label
     assert not ResourceProvider.objects.exists()   # rolled back
+    assert not ChangeRecord.objects.filter(actor="command:bench").exists()
 
 
 @pytest.mark.django_db
