@@ -35,8 +35,10 @@ class AllocationInline(ReadOnlyAdminMixin, admin.TabularInline):
         return False
 
     def get_queryset(self, request):
+        # the consumer too: each row's title (Allocation.__str__) names it
         return (super().get_queryset(request)
-                .select_related("provider", "resource_class").order_by("provider__name"))
+                .select_related("provider", "resource_class", "consumer")
+                .order_by("provider__name"))
 
 
 @admin.register(Consumer)

@@ -10,7 +10,7 @@ hands to the services.
 """
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.widgets import RelatedFieldWidgetWrapper
+from django.contrib.admin.widgets import AutocompleteSelect, RelatedFieldWidgetWrapper
 from django.db import transaction
 from django.forms.models import BaseInlineFormSet
 from mptt.admin import MPTTModelAdmin
@@ -197,21 +197,74 @@ class ProviderSetInline(admin.TabularInline):
         return super().get_queryset(request).select_related(*self.related)
 
 
+class InventoryFormSet(ServiceInlineFormSet):
+    """The inventory rows' resource class selects share one list of classes: one
+    query for the page, not one per row."""
+
+    _class_choices = None
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        field = form.fields["resource_class"]
+        if self._class_choices is None:
+            self._class_choices = list(iter(field.choices))   # (list() would count first)
+        # the select itself sits inside the admin's RelatedFieldWidgetWrapper
+        field.choices = field.widget.widget.choices = self._class_choices
+
+
 class InventoryInline(NoRelatedLinksMixin, ProviderSetInline):
     model = Inventory
     form = InventoryInlineForm
+    formset = InventoryFormSet
     verbose_name_plural = "inventories"
     fields = ["resource_class", *rules.INVENTORY_FIELDS]
     related = ("resource_class", "provider")
 
 
+class StoredAutocompleteSelect(AutocompleteSelect):
+    """The admin's autocomplete select, which renders the option of the row's stored
+    object (`stored`: (pk, label), set by the form) without a query; Django's asks
+    the database for the selected option, one query per row (a host has dozens of
+    traits). Any other value is looked up as Django does."""
+
+    stored = None
+
+    def optgroups(self, name, value, attr=None):
+        if self.stored is None or [str(v) for v in value] != [str(self.stored[0])]:
+            return super().optgroups(name, value, attr)
+        pk, label = self.stored
+        return [(None, [self.create_option(name, pk, label, True, 0)], 0)]
+
+
+class ProviderTraitForm(forms.ModelForm):
+    class Meta:
+        model = ProviderTrait
+        fields = ["trait"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["trait"]
+        widget = field.widget.widget   # inside the admin's RelatedFieldWidgetWrapper
+        if self.instance.pk and isinstance(widget, StoredAutocompleteSelect):
+            # the inline's queryset joined the trait (ProviderSetInline.related)
+            widget.stored = (self.instance.trait_id,
+                             field.label_from_instance(self.instance.trait))
+
+
 class ProviderTraitInline(NoRelatedLinksMixin, ProviderSetInline):
     model = ProviderTrait
+    form = ProviderTraitForm
     fields = ["trait"]
     autocomplete_fields = ["trait"]
     verbose_name = "trait"
     verbose_name_plural = "traits"
     related = ("trait",)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "trait":
+            kwargs["widget"] = StoredAutocompleteSelect(db_field, self.admin_site,
+                                                        using=kwargs.get("using"))
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class ProviderAggregateForm(forms.ModelForm):

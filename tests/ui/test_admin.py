@@ -6,7 +6,7 @@ from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from providers.models import (
     Inventory, ResourceClass, ResourceProvider, Trait,
 )
-from tests.factories import make_provider
+from tests.factories import allocate, make_consumer, make_provider
 
 pytestmark = pytest.mark.django_db
 
@@ -469,3 +469,43 @@ def test_parent_picker_is_an_autocomplete(client, sample):
         "term": "cn2", "app_label": "providers", "model_name": "resourceprovider",
         "field_name": "parent"}).json()
     assert [r["text"] for r in found["results"]] == [str(sample["cn2"])]
+
+
+def test_provider_change_page_reads_the_same_queries_for_any_number_of_rows(
+        client, db, django_assert_max_num_queries):
+    """A host reports dozens of traits and several inventories: each inline row's
+    select used to read its options itself (one query per trait and per inventory)."""
+    few = make_provider("few", inventory={"VCPU": 8}, traits=["HW_CPU_X86_AVX2"])
+    many = make_provider("many", inventory={"VCPU": 8, "MEMORY_MB": 1024, "DISK_GB": 10,
+                                            "PCI_DEVICE": 4, "VGPU": 2, "IPV4_ADDRESS": 8},
+                         traits=[f"CUSTOM_T{i}" for i in range(40)])
+    with django_assert_max_num_queries(10) as counted:
+        client.get(change_url(few))
+    with django_assert_max_num_queries(len(counted.captured_queries)):
+        page = client.get(change_url(many))
+    body = page.content.decode()
+    # every stored trait and class still shows selected in its row
+    for i in range(40):
+        assert f'<option value="{Trait.objects.get(name=f"CUSTOM_T{i}").pk}" selected>' \
+               f'CUSTOM_T{i}</option>' in body
+    inventories = next(i.formset for i in page.context["inline_admin_formsets"]
+                       if i.formset.model is Inventory)
+    assert sorted(str(f["resource_class"].value()) for f in inventories.forms[:6]) == sorted(
+        str(inv.resource_class_id) for inv in many.inventories.all())
+    assert body.count(f'<option value="{ResourceClass.objects.get(name="VGPU").pk}" selected>'
+                      "VGPU</option>") == 1
+
+
+def test_consumer_change_page_reads_the_same_queries_for_any_number_of_allocations(
+        client, db, django_assert_max_num_queries):
+    """Each allocation row is titled with its consumer (Allocation.__str__), which
+    was read once per row."""
+    small, big = make_consumer(), make_consumer()
+    allocate(small, make_provider("one", inventory={"VCPU": 8}), VCPU=1)
+    for i in range(20):
+        allocate(big, make_provider(f"host-{i:02d}", inventory={"VCPU": 8}), VCPU=1)
+    with django_assert_max_num_queries(8) as counted:
+        client.get(change_url(small))
+    with django_assert_max_num_queries(len(counted.captured_queries)):
+        page = client.get(change_url(big))
+    assert page.content.decode().count(f"VCPU=1 on host-") == 20
