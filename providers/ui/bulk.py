@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from providers.ui import bulk_forms
+from providers.ui.links import uuid_page_prefix
 from providers.selectors import bulk as selectors
 from providers.services import inventory_bulk
 
@@ -34,11 +35,6 @@ def _list_url(resource_class, name):
     if name:
         query["name"] = name
     return f"{reverse('ui:bulk')}?{urlencode(query)}"
-
-
-def _provider_base():
-    """The provider page's URL without the uuid (one reverse() instead of one per row)."""
-    return reverse("ui:provider", args=["-"])[:-2]
 
 
 def _outcome(row):
@@ -65,7 +61,7 @@ def _render_list(request, form, change_form=None, ticked=None):
     ticked = None if ticked is None else set(ticked)
     return render(request, "ui/bulk.html", {
         "form": form, "change_form": change_form, "rows": rows, "ticked": ticked,
-        "provider_base": _provider_base(),
+        "provider_base": uuid_page_prefix("ui:provider"),
         "class_names": bulk_forms.class_names(),
     })
 
@@ -91,7 +87,7 @@ def bulk_preview(request):
     return render(request, "ui/bulk_preview.html", {
         "form": form, "changes": form.changes(),
         "rows": rows, "outcomes": [(row, _outcome(row)) for row in rows],
-        "provider_base": _provider_base(),
+        "provider_base": uuid_page_prefix("ui:provider"),
         "applicable": [row for row in rows if not row.problem],
         "refused": [row for row in rows if row.problem],
         "going_over": [row for row in rows if row.goes_over and not row.problem],

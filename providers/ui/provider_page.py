@@ -9,8 +9,11 @@ concurrent change shows up as a conflict message.
 Imports go providers <- allocations: usage and allocations are read through
 the reverse relation ``ResourceProvider.allocations``, never the model.
 """
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
 from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -23,7 +26,11 @@ from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
 from providers.ui import forms
 from providers.ui.change_log import change_log_section
+from providers.ui.links import uuid_page_prefix
 from providers.ui.tree_layout import usage_row
+
+CONSUMERS_PER_PAGE = 50
+CONSUMERS_PAGE = "consumers-page"   # the query parameter of the consumers' pages
 
 
 def _inventory_rows(inventories, usage):
@@ -50,7 +57,7 @@ def provider_or_404(uuid):
     return provider
 
 
-def _provider_context(provider):
+def _provider_context(provider, consumers_page=None):
     """Everything the provider page shows (a fixed number of queries)."""
     children = list(provider.children.order_by("name"))
     inventories = list(provider.inventories.select_related("resource_class"))
@@ -59,22 +66,36 @@ def _provider_context(provider):
                   .values_list("trait__name", flat=True).order_by("trait__name"))
     aggregates = list(ProviderAggregate.objects.filter(provider=provider)
                       .values_list("aggregate__uuid", flat=True).order_by("aggregate__uuid"))
-    consumers = {}
-    for alloc in (provider.allocations
-                  .select_related("consumer__project", "consumer__user",
-                                  "consumer__consumer_type", "resource_class")
-                  .order_by("consumer__uuid", "resource_class__name")):
-        entry = consumers.setdefault(alloc.consumer_id, {"consumer": alloc.consumer, "resources": []})
-        entry["resources"].append((alloc.resource_class.name, alloc.used))
+    page, consumers = _consumers_page(provider, consumers_page)
     return {
         "provider": provider,
         "children": children,
         "inventory_rows": _inventory_rows(inventories, usage),
         "traits": traits,
         "aggregates": aggregates,
-        "consumers": list(consumers.values()),
+        "consumers": consumers,
+        "consumer_page": page,
+        "consumer_prefix": uuid_page_prefix("ui:consumer"),
+        "provider_prefix": uuid_page_prefix("ui:provider"),
     }
 
+
+def _consumers_page(provider, number):
+    """(Page, [{consumer, resources}]) of the consumers holding allocations on
+    `provider`, by uuid, CONSUMERS_PER_PAGE a page: a shared disk may serve every
+    instance of the cloud. Two queries: the holders' ids (small rows, so the pager
+    needs no count query), then the page's allocations."""
+    holders = list(provider.allocations.order_by("consumer__uuid")
+                   .values_list("consumer_id", flat=True).distinct())
+    page = Paginator(holders, CONSUMERS_PER_PAGE).get_page(number)
+    consumers = {}
+    for alloc in (provider.allocations.filter(consumer_id__in=list(page.object_list))
+                  .select_related("consumer__project", "consumer__user",
+                                  "consumer__consumer_type", "resource_class")
+                  .order_by("consumer__uuid", "resource_class__name")):
+        entry = consumers.setdefault(alloc.consumer_id, {"consumer": alloc.consumer, "resources": []})
+        entry["resources"].append((alloc.resource_class.name, alloc.used))
+    return page, list(consumers.values())
 
 
 @staff_member_required
@@ -92,7 +113,9 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None,
     `confirm` is an inventory change waiting for confirmation (_inventory_confirmation);
     `refused` a refused inventory delete ({rc, message, holders}), shown at the top.
     """
-    context = _provider_context(provider)
+    context = _provider_context(provider, request.GET.get(CONSUMERS_PAGE))
+    context["consumers_page_query"] = urlencode(
+        [(key, value) for key, value in request.GET.items() if key != CONSUMERS_PAGE])
     context["confirm"] = confirm
     context["refused"] = refused
     context["log"] = change_log_section(request, kind=ChangeRecord.KIND_PROVIDER,

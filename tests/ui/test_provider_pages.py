@@ -173,7 +173,7 @@ def test_provider_detail_dashboard_usages_have_no_n_plus_one(client, db, django_
         allocate(make_consumer(project=f"p{i}", user=f"u{i}", consumer_type="INSTANCE"),
                  host, VCPU=1, MEMORY_MB=128)
     assert counts() == few
-    assert max(few) <= 14
+    assert max(few) <= 15   # the provider page: its consumers are paged (holders, page)
     response = client.get(urls[0])
     assert len(response.context["consumers"]) == 31
 
