@@ -9,7 +9,9 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -340,6 +342,24 @@ def test_admin_lists_the_change_log_read_only(operator_client):
     assert response.status_code == 200
     assert UUID in response.content.decode()
     assert operator_client.get(reverse("admin:providers_changerecord_add")).status_code == 403
+
+
+def test_admin_change_log_filters_by_date_without_reading_every_entry(operator_client):
+    """A date hierarchy read every entry's date for its links (in Python per row on
+    SQLite): 400 ms at 100,000 entries. The date filter's links are ranges."""
+    now = timezone.now()
+    ChangeRecord.objects.bulk_create([
+        ChangeRecord(kind="trait", entity=f"CUSTOM_T{days}", action="create", actor="system",
+                     created_at=now - timedelta(days=days)) for days in (0, 3, 20, 60)])
+    url = reverse("admin:providers_changerecord_changelist")
+    with CaptureQueriesContext(connection) as queries:
+        page = operator_client.get(url)
+    assert not [q for q in queries if "trunc" in q["sql"].lower()]
+    (recent,) = [choice for spec in page.context["cl"].filter_specs
+                 if spec.title == "created at" for choice in spec.choices(page.context["cl"])
+                 if choice["display"] == "Past 7 days"]
+    shown = operator_client.get(url + recent["query_string"] + "&q=CUSTOM_T").context["cl"]
+    assert sorted(e.entity for e in shown.result_list) == ["CUSTOM_T0", "CUSTOM_T3"]
 
 
 # --------------------------------------------------------------------------

@@ -270,7 +270,7 @@ def _pages(cloud):
         (reverse("admin:allocations_consumer_change", args=[consumer.pk]), {}, 7),
         (reverse("admin:allocations_project_changelist"), {}, 5),
         (reverse("admin:allocations_user_changelist"), {}, 5),
-        (reverse("admin:providers_changerecord_changelist"), {}, 8),
+        (reverse("admin:providers_changerecord_changelist"), {}, 6),
     ], roots
 
 
