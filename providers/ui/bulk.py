@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from providers.ui import bulk_forms
-from providers.ui.links import uuid_page_prefix
+from providers.ui.links import row_url
 from providers.selectors import bulk as selectors
 from providers.services import inventory_bulk
 
@@ -61,7 +61,7 @@ def _render_list(request, form, change_form=None, ticked=None):
     ticked = None if ticked is None else set(ticked)
     return render(request, "ui/bulk.html", {
         "form": form, "change_form": change_form, "rows": rows, "ticked": ticked,
-        "provider_base": uuid_page_prefix("ui:provider"),
+        "provider_url": row_url("ui:provider"),
         "class_names": bulk_forms.class_names(),
     })
 
@@ -87,7 +87,7 @@ def bulk_preview(request):
     return render(request, "ui/bulk_preview.html", {
         "form": form, "changes": form.changes(),
         "rows": rows, "outcomes": [(row, _outcome(row)) for row in rows],
-        "provider_base": uuid_page_prefix("ui:provider"),
+        "provider_url": row_url("ui:provider"),
         "applicable": [row for row in rows if not row.problem],
         "refused": [row for row in rows if row.problem],
         "going_over": [row for row in rows if row.goes_over and not row.problem],

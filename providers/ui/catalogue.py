@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from placement_site.domain_errors import SERVICE_ERRORS, error_message
 from providers.ui import catalogue_forms
+from providers.ui.links import row_url
 from providers.selectors import catalogue as selectors
 from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
@@ -61,15 +62,16 @@ def _delete(request, delete, name, kind, back):
     return redirect(back)
 
 
-def _catalogue_page(request, form_class, page, template, rows_of, **context):
+def _catalogue_page(request, form_class, page, template, rows_of, delete, **context):
     """A list of names (custom ones first) with a create form: GET shows it, a POST
-    that creates redirects back to `page`; `rows_of()` reads the rows (none on a redirect)."""
+    that creates redirects back to `page`; `rows_of()` reads the rows (none on a redirect).
+    `delete`: the page deleting one custom name (a cloud may have thousands)."""
     form = form_class(request.POST or None)
     if request.method == "POST" and _create(request, form):
         return redirect(page)
     rows = rows_of()
     return render(request, template, {
-        "form": form, **context,
+        "form": form, **context, "delete_url": row_url(delete),
         "custom": [row for row in rows if not row.standard],
         "standard": [row for row in rows if row.standard],
     })
@@ -79,7 +81,8 @@ def _catalogue_page(request, form_class, page, template, rows_of, **context):
 @require_http_methods(["GET", "POST"])
 def resource_classes(request):
     return _catalogue_page(request, catalogue_forms.ResourceClassForm, "ui:resource-classes",
-                           "ui/resource_classes.html", selectors.resource_class_rows)
+                           "ui/resource_classes.html", selectors.resource_class_rows,
+                           "ui:resource-class-delete")
 
 
 @staff_member_required
@@ -94,7 +97,7 @@ def resource_class_delete(request, name):
 def traits(request):
     query = request.GET.get("q", "").strip()
     return _catalogue_page(request, catalogue_forms.TraitForm, "ui:traits", "ui/traits.html",
-                           lambda: selectors.trait_rows(query), q=query)
+                           lambda: selectors.trait_rows(query), "ui:trait-delete", q=query)
 
 
 @staff_member_required

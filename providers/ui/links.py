@@ -1,9 +1,21 @@
 """Links to the operator pages, for tables of many rows."""
+from typing import NamedTuple
+
 from django.urls import reverse
 
+_ARGUMENT = "__argument__"
 
-def uuid_page_prefix(name):
-    """The URL of page `name` (a page of one provider or consumer, by uuid) up to the
-    uuid: a template writes prefix, uuid and "/" per row, so a page of many rows
-    calls reverse() once, not once per row."""
-    return reverse(name, args=["-"])[:-2]
+
+class RowUrl(NamedTuple):
+    """The URL of a page that takes one argument, as the text before and after it."""
+
+    before: str
+    after: str
+
+
+def row_url(name):
+    """RowUrl of page `name`, whose one argument is a uuid or a resource class or trait
+    name (characters a URL keeps as they are): a template writes before, argument and
+    after on each row, so a page of many rows calls reverse() once, not once per row."""
+    before, after = reverse(name, args=[_ARGUMENT]).split(_ARGUMENT)
+    return RowUrl(before, after)

@@ -26,7 +26,7 @@ from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
 from providers.ui import forms
 from providers.ui.change_log import change_log_section
-from providers.ui.links import uuid_page_prefix
+from providers.ui.links import row_url
 from providers.ui.tree_layout import usage_row
 
 CONSUMERS_PER_PAGE = 50
@@ -75,8 +75,8 @@ def _provider_context(provider, consumers_page=None):
         "aggregates": aggregates,
         "consumers": consumers,
         "consumer_page": page,
-        "consumer_prefix": uuid_page_prefix("ui:consumer"),
-        "provider_prefix": uuid_page_prefix("ui:provider"),
+        "consumer_url": row_url("ui:consumer"),
+        "provider_url": row_url("ui:provider"),
     }
 
 
