@@ -197,6 +197,11 @@ class ProviderSetInline(admin.TabularInline):
         return super().get_queryset(request).select_related(*self.related)
 
 
+def _inner_widget(field):
+    """The widget of a foreign-key form field, inside the admin's RelatedFieldWidgetWrapper."""
+    return getattr(field.widget, "widget", field.widget)
+
+
 class InventoryFormSet(ServiceInlineFormSet):
     """The inventory rows' resource class selects share one list of classes: one
     query for the page, not one per row."""
@@ -208,8 +213,7 @@ class InventoryFormSet(ServiceInlineFormSet):
         field = form.fields["resource_class"]
         if self._class_choices is None:
             self._class_choices = list(iter(field.choices))   # (list() would count first)
-        # the select itself sits inside the admin's RelatedFieldWidgetWrapper
-        field.choices = field.widget.widget.choices = self._class_choices
+        field.choices = _inner_widget(field).choices = self._class_choices
 
 
 class InventoryInline(NoRelatedLinksMixin, ProviderSetInline):
@@ -244,7 +248,7 @@ class ProviderTraitForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         field = self.fields["trait"]
-        widget = field.widget.widget   # inside the admin's RelatedFieldWidgetWrapper
+        widget = _inner_widget(field)
         if self.instance.pk and isinstance(widget, StoredAutocompleteSelect):
             # the inline's queryset joined the trait (ProviderSetInline.related)
             widget.stored = (self.instance.trait_id,
