@@ -285,3 +285,19 @@ def test_every_page_reads_a_bounded_number_of_queries(client, cloud,
         preview = client.post(reverse("ui:bulk-preview"), {
             "resource_class": "MEMORY_MB", "provider": roots, "allocation_ratio": "1.5"})
     assert len(preview.context["rows"]) == 500
+
+
+def test_room_order_of_a_limited_answer_with_sharing_providers(client, cloud):
+    """A limited walk reads the first trees only; the sharing disks (the last roots) are
+    read apart, and their room counts as any provider's."""
+    from tests.bigcloud import SHARED_AGG
+
+    params = {"q": f"resources=VCPU:1,DISK_GB:1500&member_of={SHARED_AGG}&limit=60",
+              "version": "1.39", "order": "least_room"}
+    context = client.get(reverse("ui:candidates"), params).context
+    assert context["total"] == 60
+    rooms = [int(row["room"].rstrip("%")) for row in context["candidate_rows"]]
+    assert rooms == sorted(rooms)
+    # 1,500 of a host's 2,000 GB leaves 25%; of a sharing disk's 100,000 (3,000 used)
+    # 95.5%, less than any host's VCPU leaves
+    assert rooms[0] == 25 and rooms[-1] == 96
