@@ -42,20 +42,13 @@ from placement_site.domain_errors import SERVICE_ERRORS, error_message
 from placement_site.front_door import REQUEST_LINE_LIMIT, fits_in_link, request_line_bytes
 from placement_site.spreadsheet import safe_cell
 from providers.models import ResourceProvider
+from providers.ui.links import row_url
 
 PER_PAGE = 50   # candidates per page of the explorer
 # The raw response of a page shows inline up to this many allocation requests and
 # provider summaries; a larger one (a page of big trees: hundreds of summaries, most of
 # the page's weight) only when asked for (raw=1).
 RAW_INLINE_UP_TO = 200
-_UUID_SLOT = "00000000-0000-0000-0000-000000000000"
-
-
-def provider_links():
-    """uuid -> the provider page's URL, reversed once per page rather than once per
-    link ({% url %} on every row of a page of candidates cost more than the engine)."""
-    pattern = reverse("ui:provider", args=[_UUID_SLOT])
-    return lambda uuid: pattern.replace(_UUID_SLOT, uuid)
 
 
 def raw_json(body):
@@ -148,7 +141,7 @@ def _candidate_tables(body, result=None, first=1):
         uuids.update(tree_uuids)
     uuids.discard(None)
     names = dict(ResourceProvider.objects.filter(uuid__in=uuids).values_list("uuid", "name"))
-    link = provider_links()
+    link = row_url("ui:provider")
     # (capacity, used) per (provider, class) now, from the summaries: what a candidate
     # leaves
     figures = {(u, rc): (r.get("capacity", 0), r.get("used", 0))
@@ -447,7 +440,7 @@ def reason_summary(trees):
 def _tree_cards(trees):
     """The explanation's trees with what the page adds: links, and whether any provider
     has a reason (a fitting tree folds its providers away)."""
-    link = provider_links()
+    link = row_url("ui:provider")
     cards = []
     for tree in trees:
         card = dict(tree, url=link(tree["root"]["uuid"]),

@@ -18,10 +18,10 @@ from urllib.parse import urlencode
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from providers.selectors import capacity as selectors
+from providers.ui.links import row_url
 from providers.ui.numbers import number, percent
 from providers.ui.tree_layout import usage_bar
 
@@ -94,7 +94,6 @@ def capacity(request):
     if chosen not in names:
         chosen = None
     cells = selectors.heat_cells(usages, chosen)
-    provider_base = reverse("ui:provider", args=["-"])[:-2]  # one reverse(), not one per cell
     return render(request, "ui/capacity.html", {
         "classes": [{"row": c, "bar": usage_bar(c.resource_class, c.used, c.capacity)}
                     for c in classes],
@@ -106,5 +105,5 @@ def capacity(request):
         "over_cells": sum(cell.over for cell in cells),
         "table": _table(request, cells, chosen),
         "over": [row for row in usages if row.over_capacity],
-        "provider_base": provider_base,
+        "provider_url": row_url("ui:provider"),
     })

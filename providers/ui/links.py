@@ -12,6 +12,13 @@ class RowUrl(NamedTuple):
     before: str
     after: str
 
+    # templates read .before and .after; without this they would call it with no argument
+    do_not_call_in_templates = True
+
+    def __call__(self, argument):
+        """The URL for `argument` (for rows built in Python)."""
+        return self.before + argument + self.after
+
 
 def row_url(name):
     """RowUrl of page `name`, whose one argument is a uuid or a resource class or trait

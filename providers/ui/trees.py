@@ -23,6 +23,7 @@ from providers.filtersets import ProviderFilterSet
 from providers.models import ResourceProvider
 from providers.selectors import trees
 from providers.ui import forms
+from providers.ui.links import row_url
 from providers.ui.provider_page import provider_or_404
 from providers.ui.tree_layout import Forest, layout_children, layout_trees
 
@@ -95,7 +96,8 @@ def _list_context(request, filterset):
     return {"filter": filterset, "query": query, "list_url": list_url,
             # a tag adds one more required= / member_of= to the filters shown
             "tag_url": f"{list_url}?{query}&" if query else f"{list_url}?",
-            "provider_url": list_url,   # ui:provider is <list_url><uuid>/, its subtree .../subtree/
+            "provider_url": row_url("ui:provider"),
+            "subtree_url": row_url("ui:provider-subtree"),
             "resource_class_names": forms.resource_class_names()}
 
 
