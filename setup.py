@@ -9,7 +9,7 @@ from setuptools import Distribution, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
-APPS = ["placement_site", "providers", "allocations", "candidates"]
+APPS = ["placement_site", "candidates", "allocations", "providers", "foundation"]
 
 
 class BuildCompiledEngine(build_ext):

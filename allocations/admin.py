@@ -12,8 +12,8 @@ from django.db.models import Count
 
 from allocations import services
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from placement_site.domain_errors import SERVICE_ERRORS, error_message
-from providers.admin import ServiceAdminMixin
+from foundation.domain_errors import DomainError, error_message
+from providers.admin.forms import ServiceAdminMixin
 
 
 class ReadOnlyAdminMixin:
@@ -65,7 +65,7 @@ class ConsumerAdmin(ReadOnlyAdminMixin, ServiceAdminMixin, admin.ModelAdmin):
             with transaction.atomic():
                 for uuid in uuids:
                     services.allocations_delete(consumer_uuid=uuid)
-        except SERVICE_ERRORS as exc:
+        except DomainError as exc:
             self.message_user(request, f"Nothing deleted: {error_message(exc)}", messages.ERROR)
         else:
             self.message_user(request, f"Deleted {len(uuids)} consumer(s) and their allocations.")

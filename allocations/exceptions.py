@@ -1,11 +1,11 @@
 """Errors raised by allocations' services, selectors, rules and the reshaper.
 
-Domain errors (placement_site.domain_errors) carrying Placement's wording
+Domain errors (foundation.domain_errors) carrying Placement's wording
 (allocations.md §3.3, usages.md, reshaper.md) and code; none of them knows
-HTTP (placement_site/api/exceptions.py maps the kinds to statuses).
+HTTP (foundation/api/exceptions.py maps the kinds to statuses).
 """
-from placement_site import domain_errors as codes
-from placement_site.domain_errors import ConcurrentUpdate, Conflict, InvalidInput, NotFound
+from foundation import domain_errors as codes
+from foundation.domain_errors import ConcurrentUpdate, Conflict, InvalidInput, NotFound
 
 ALLOCATION_CONFLICT_PREFIX = "Inventory and/or allocations changed while attempting to allocate: "
 
@@ -52,7 +52,10 @@ class InvalidAllocationConstraints(Conflict):
 
 
 class CapacityExceeded(Conflict):
-    def __init__(self, resource_class, provider_uuid):
+    def __init__(self, resource_class, provider_uuid, consumer_uuid=None):
+        self.resource_class = resource_class
+        self.provider_uuid = provider_uuid
+        self.consumer_uuid = consumer_uuid  # who asked (the operators' event names it)
         super().__init__(
             f"Unable to allocate inventory: Unable to create allocation for "
             f"'{resource_class}' on resource provider '{provider_uuid}'. The requested "

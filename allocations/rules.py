@@ -9,8 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from allocations import exceptions
-from placement_site.ops import events
-from placement_site.uuids import canonical_uuid_or_none
+from foundation.uuids import canonical_uuid_or_none
 from providers.rules import capacity as inventory_capacity
 
 
@@ -47,7 +46,7 @@ class InventoryLimits:
 def canonical_consumer_uuid(value):
     """The canonical lower-case dashed form of a uuid-like string.
 
-    Raises MalformedConsumerUuid unless `value` is uuid-like (placement_site.uuids).
+    Raises MalformedConsumerUuid unless `value` is uuid-like (foundation.uuids).
     """
     canonical = canonical_uuid_or_none(value)
     if canonical is None:
@@ -123,7 +122,6 @@ def check_write_set(records, inventories, current_usage, own_usage):
         previous = current_usage.get(key, 0)
         others = previous - own_usage.get(key, 0)
         if exceeds_capacity(others + requested[key], previous, limits):
-            events.capacity_refused(  # counted and logged for operators
-                record.consumer_uuid, record.provider_uuid, record.resource_class)
-            raise exceptions.CapacityExceeded(record.resource_class, record.provider_uuid)
+            raise exceptions.CapacityExceeded(
+                record.resource_class, record.provider_uuid, record.consumer_uuid)
     return None

@@ -10,9 +10,9 @@ Public entry points:
   allocations_prepare(...) (read-only checks) and allocations_apply(plan)
   (locks, capacity checks, writes) when other writes go between them.
 * allocations_delete(consumer_uuid=...) -- DELETE /allocations/{c}.
-* allocation_move(...) and consumer_allocations_remove(...) -- the operator UI's
-  generation-checked move of one allocation and removal of all, each one
-  allocations_replace() of the consumer.
+
+The operator's generation-checked edits of one consumer (move or remove one
+allocation, remove all) are allocations_replace() calls too: allocations/edits.py.
 
 Every write records its change log entries (providers.services.change_log) in its
 transaction: one INSERT, with what the write read and wrote anyway.
@@ -40,9 +40,9 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from allocations import exceptions, rules, selectors
+from allocations import exceptions, rules
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
-from placement_site.ops import events
+from foundation.ops import events
 from providers.models import Inventory, ResourceClass, ResourceProvider
 from providers.services import change_log
 
@@ -253,7 +253,12 @@ def allocations_apply(plan):
         key = (row["provider_id"], row["resource_class_id"])
         current_usage[key] = row["total"] or 0
         own_usage[key] = row["own"] or 0
-    rules.check_write_set(records, limits, current_usage, own_usage)
+    try:
+        rules.check_write_set(records, limits, current_usage, own_usage)
+    except exceptions.CapacityExceeded as refused:
+        events.capacity_refused(  # counted and logged for operators
+            refused.consumer_uuid, refused.provider_uuid, refused.resource_class)
+        raise
 
     held = _delete_allocations(existing_ids)
     Allocation.objects.bulk_create([
@@ -298,94 +303,6 @@ def allocations_delete(*, consumer_uuid):
                                 after={"consumers": {consumer_uuid: {}}})
               for rp_uuid, resources in held.items()],
         ])
-
-
-def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
-                    consumer_generation, source_generation, target_generation):
-    """Move a consumer's allocation of one class from one provider to another.
-
-    One allocations_replace() of the consumer's whole allocation set: the class
-    leaves `source_uuid` and is added to `target_uuid` (summed with what the
-    consumer may already hold there); project, user and type are kept. Checked
-    against the consumer generation and both provider generations the caller
-    saw, so a concurrent change is a conflict, not a silent overwrite; the target
-    must have inventory of the class and room for the amount (the write's own
-    capacity checks). Returns the amount moved.
-    Raises ConsumerAllocationsNotFound, AllocationNotHeld, MoveToSameProvider,
-    ConsumerGenerationConflict, ProviderGenerationMismatch, ProviderDoesNotExist,
-    InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
-    AllocationWriteConflict.
-    """
-    current, wanted, amount = _without_one(consumer_uuid, source_uuid, resource_class)
-    if target_uuid == source_uuid:
-        raise exceptions.MoveToSameProvider(source_uuid, resource_class)
-    on_target = wanted.setdefault(target_uuid, {})
-    on_target[resource_class] = on_target.get(resource_class, 0) + amount
-    _replace_checked(consumer_uuid, current, wanted, consumer_generation,
-                     {source_uuid: source_generation, target_uuid: target_generation})
-    return amount
-
-
-def allocation_remove(*, consumer_uuid, resource_class, provider_uuid, consumer_generation,
-                      provider_generation):
-    """Remove one of a consumer's allocations (one class on one provider), keeping the
-    others; the consumer goes with its last one, as with an empty PUT.
-
-    One allocations_replace() of the consumer's remaining set, checked against the
-    consumer and provider generations the caller saw. Returns the amount removed.
-    Raises ConsumerAllocationsNotFound, AllocationNotHeld, ConsumerGenerationConflict,
-    ProviderGenerationMismatch, AllocationWriteConflict.
-    """
-    current, wanted, amount = _without_one(consumer_uuid, provider_uuid, resource_class)
-    _replace_checked(consumer_uuid, current, wanted, consumer_generation,
-                     {provider_uuid: provider_generation})
-    return amount
-
-
-def _without_one(consumer_uuid, provider_uuid, resource_class):
-    """(the consumer's allocations as read now, its allocation set without `resource_class`
-    on `provider_uuid`, the amount taken off). The write that follows is checked against
-    the generations the caller saw, so reading now is safe."""
-    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
-    if not current.allocations:
-        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
-    wanted = {rp_uuid: dict(entry["resources"])
-              for rp_uuid, entry in current.allocations.items()}
-    amount = wanted.get(provider_uuid, {}).pop(resource_class, None)
-    if amount is None:
-        raise exceptions.AllocationNotHeld(consumer_uuid, provider_uuid, resource_class)
-    if not wanted[provider_uuid]:
-        del wanted[provider_uuid]
-    return current, wanted, amount
-
-
-def _replace_checked(consumer_uuid, current, wanted, consumer_generation,
-                     provider_generations):
-    """The consumer's allocations become `wanted` (project and user kept), refused unless
-    the consumer and the providers are still at the generations the caller saw."""
-    allocations_replace(
-        consumers=[ConsumerAllocations(
-            consumer_uuid=consumer_uuid, project_id=current.project_id,
-            user_id=current.user_id, allocations=wanted, consumer_type=None,
-            generation=consumer_generation)],
-        provider_generations=provider_generations)
-
-
-def consumer_allocations_remove(*, consumer_uuid, generation):
-    """Remove all of a consumer's allocations (and the consumer), generation-checked.
-
-    Unlike allocations_delete() (DELETE /allocations/{c}, unchecked) this is an
-    allocations_replace() with an empty set and the generation the caller saw.
-    Raises ConsumerAllocationsNotFound, ConsumerGenerationConflict,
-    AllocationWriteConflict.
-    """
-    consumer = (Consumer.objects.filter(uuid=consumer_uuid)
-                .values("project__external_id", "user__external_id").first())
-    if consumer is None:
-        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
-    allocations_replace(consumers=[ConsumerAllocations(
-        consumer_uuid=consumer_uuid, project_id=consumer["project__external_id"],
-        user_id=consumer["user__external_id"], allocations={}, generation=generation)])
 
 
 # --- internals ------------------------------------------------------------------

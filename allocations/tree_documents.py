@@ -21,8 +21,8 @@ aggregates, and optionally consumers with their allocations:
 
 Export reads the models directly. Import is planned against the database
 first (conflicts are refused before anything is written), then applied with
-the in-process API client (placement_site.inprocess) inside one transaction,
-so it gets exactly the API's validation and is all-or-nothing. Import is
+the services the API calls, inside one transaction, so it gets exactly the
+API's validation and is all-or-nothing. Import is
 idempotent: what already matches is left alone (no generation churn), what
 differs in inventories, traits or aggregates of a provider is updated.
 Refused as conflicts: a uuid that exists with another name or another
@@ -33,12 +33,18 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from allocations import services as allocation_services
 from allocations.models import Allocation
-from placement_site import jsonschemas, uuids
-from placement_site.api.microversion import CONSUMER_TYPES, Version
-from placement_site.inprocess import PlacementClient
-from placement_site.jsonfile import read_json_file
+from foundation import jsonschemas, uuids
+from foundation.domain_errors import DomainError
+from foundation.jsonfile import read_json_file
 from providers import rules
+from providers.services.aggregates import aggregates_replace
+from providers.services.inventories import inventories_replace
+from providers.services.provider_traits import provider_traits_replace
+from providers.services.providers import provider_create
+from providers.services.resource_classes import resource_class_ensure
+from providers.services.traits import trait_ensure
 from providers.models import (
     Inventory,
     ProviderAggregate,
@@ -104,7 +110,7 @@ DOCUMENT_SCHEMA = {
 
 
 class TreeError(Exception):
-    """Bad document, conflict with the database, or an API call that failed."""
+    """Bad document, conflict with the database, or a write a service refused."""
 
 
 # --- export -----------------------------------------------------------------------------
@@ -242,27 +248,26 @@ class ImportReport:
                f"allocated, {len(self.consumers_unchanged)} unchanged.")
 
 
-def import_document(document, progress=None, client=None):
+def import_document(document, progress=None):
     """Create/update what `document` describes, all or nothing. Returns an ImportReport.
 
     progress: optional callable() invoked once per provider and consumer written.
-    Raises TreeError (conflict or API error; nothing is written then).
+    Raises TreeError (conflict, or a write refused; nothing is written then).
     """
     validate_document(document)
     _check_unique(document["providers"])
     providers = parents_first(document["providers"], key="uuid",
                               parent="parent_provider_uuid")
-    client = client or PlacementClient(roles=["admin", "service"])
     report = ImportReport()
     with transaction.atomic():
         existing = _check_providers(providers)
         wanted_consumers = _check_consumers(document.get("allocations", {}), providers)
-        _ensure_names(client, document, providers)
+        _ensure_names(document, providers)
         for spec in providers:
-            _import_provider(client, spec, existing.get(spec["uuid"]), report)
+            _import_provider(spec, existing.get(spec["uuid"]), report)
             if progress:
                 progress()
-        _import_consumers(client, wanted_consumers, report, progress)
+        _import_consumers(wanted_consumers, report, progress)
     return report
 
 
@@ -354,14 +359,22 @@ def _check_consumers(allocations, providers):
     return wanted
 
 
-def _call(client, method, path, body=None, version=None, ok=(200, 201, 204)):
-    result = client.request(method, path, body, version=version)
-    if result.status not in ok:
-        raise TreeError(f"{method} {path} failed: {result.status} {result.error_detail()}")
-    return result
+class _Refused:
+    """Turns a service's refusal of `what` into a TreeError that says what was refused."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, traceback):
+        if isinstance(exc, DomainError):
+            raise TreeError(f"{self.what} refused: {exc.message}") from exc
+        return False
 
 
-def _ensure_names(client, document, providers):
+def _ensure_names(document, providers):
     classes = set(document.get("resource_classes", []))
     traits = set(document.get("traits", []))
     for spec in providers:
@@ -371,9 +384,11 @@ def _ensure_names(client, document, providers):
         for alloc in entry["allocations"].values():
             classes.update(n for n in alloc["resources"] if rules.is_custom(n))
     for name in sorted(classes):
-        _call(client, "PUT", f"/resource_classes/{name}")
+        with _Refused(f"Resource class {name}"):
+            resource_class_ensure(name=name)
     for name in sorted(traits):
-        _call(client, "PUT", f"/traits/{name}")
+        with _Refused(f"Trait {name}"):
+            trait_ensure(name=name)
 
 
 def _normalized(records):
@@ -386,37 +401,35 @@ def _normalized(records):
     return result
 
 
-def _import_provider(client, spec, current, report):
+def _import_provider(spec, current, report):
     uuid, name = spec["uuid"], spec["name"]
     label = f"{name} ({uuid})"
-    if current is None:
-        created = _call(client, "POST", "/resource_providers", {
-            "uuid": uuid, "name": name,
-            "parent_provider_uuid": spec.get("parent_provider_uuid")})
-        generation = created.body["generation"]
-        have_inv, have_traits, have_aggs = {}, set(), set()
-    else:
-        generation = current["generation"]
-        have_inv = _normalized(current["inventories"])
-        have_traits, have_aggs = current["traits"], current["aggregates"]
-    changed = []
-    want_inv = _normalized(spec.get("inventories", {}))
-    if want_inv != have_inv:
-        result = _call(client, "PUT", f"/resource_providers/{uuid}/inventories", {
-            "resource_provider_generation": generation, "inventories": want_inv})
-        generation = result.body["resource_provider_generation"]
-        changed.append("inventories")
-    want_traits = set(spec.get("traits", []))
-    if want_traits != have_traits:
-        result = _call(client, "PUT", f"/resource_providers/{uuid}/traits", {
-            "resource_provider_generation": generation, "traits": sorted(want_traits)})
-        generation = result.body["resource_provider_generation"]
-        changed.append("traits")
-    want_aggs = set(spec.get("aggregates", []))
-    if want_aggs != have_aggs:
-        _call(client, "PUT", f"/resource_providers/{uuid}/aggregates", {
-            "resource_provider_generation": generation, "aggregates": sorted(want_aggs)})
-        changed.append("aggregates")
+    with _Refused(f"Provider {label}"):
+        if current is None:
+            provider = provider_create(
+                uuid=uuid, name=name, parent_uuid=spec.get("parent_provider_uuid"))
+            have_inv, have_traits, have_aggs = {}, set(), set()
+        else:
+            provider = ResourceProvider.objects.get(uuid=uuid)
+            have_inv = _normalized(current["inventories"])
+            have_traits, have_aggs = current["traits"], current["aggregates"]
+        changed = []
+        want_inv = _normalized(spec.get("inventories", {}))
+        if want_inv != have_inv:
+            inventories_replace(
+                provider=provider, generation=provider.generation, inventories=want_inv)
+            changed.append("inventories")
+        want_traits = set(spec.get("traits", []))
+        if want_traits != have_traits:
+            provider_traits_replace(
+                provider=provider, trait_names=want_traits, generation=provider.generation)
+            changed.append("traits")
+        want_aggs = set(spec.get("aggregates", []))
+        if want_aggs != have_aggs:
+            aggregates_replace(
+                provider=provider, aggregate_uuids=sorted(want_aggs),
+                generation=provider.generation)
+            changed.append("aggregates")
     if current is None:
         report.created.append(label)
     elif changed:
@@ -425,28 +438,24 @@ def _import_provider(client, spec, current, report):
         report.unchanged.append(label)
 
 
-def _import_consumers(client, wanted, report, progress):
-    typed, untyped = {}, {}
+def _import_consumers(wanted, report, progress):
+    new = []
     for consumer, entry in wanted.items():
         if entry is None:
             report.consumers_unchanged.append(consumer)
             if progress:
                 progress()
             continue
-        body = {"allocations": entry["allocations"], "project_id": entry["project_id"],
-                "user_id": entry["user_id"], "consumer_generation": None}
-        if entry.get("consumer_type"):
-            typed[consumer] = dict(body, consumer_type=entry["consumer_type"])
-        else:
-            untyped[consumer] = body
-    # One POST per form: consumer_type is required from CONSUMER_TYPES on, so untyped
-    # ones use the microversion just below it.
-    major, minor = CONSUMER_TYPES
-    for batch, version in ((typed, Version(major, minor)), (untyped, Version(major, minor - 1))):
-        if batch:
-            _call(client, "POST", "/allocations", batch, version=version)
-            report.consumers_created.extend(batch)
-            for _ in batch:
-                if progress:
-                    progress()
-
+        # consumer_type None leaves a new consumer untyped, as a write below 1.38 does
+        new.append(allocation_services.ConsumerAllocations(
+            consumer_uuid=consumer, project_id=entry["project_id"],
+            user_id=entry["user_id"],
+            allocations={rp: held["resources"] for rp, held in entry["allocations"].items()},
+            consumer_type=entry.get("consumer_type"), generation=None))
+    if new:
+        with _Refused("Allocations"):
+            allocation_services.allocations_replace_in_transaction(consumers=new)
+        report.consumers_created.extend(c.consumer_uuid for c in new)
+        for _ in new:
+            if progress:
+                progress()

@@ -4,7 +4,7 @@ Usage::
 
     python -m bench placement_import URL [--batch-size N] [--keep]
 
-Imports the Placement database at URL (see ``manage.py generate_placement_db``) into
+Imports the Placement database at URL (see ``python -m bench placement_db``) into
 this empty database exactly as import_placement_db does, verification included, then
 rolls back (--keep commits). Reports rows, seconds, rows/s and the peak memory.
 """

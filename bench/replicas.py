@@ -26,7 +26,7 @@ from django.test import Client
 from django.test.utils import override_settings
 
 from bench import BenchError, cloud
-from placement_site import db_routing
+from foundation import db_routing
 from providers.models import ResourceProvider
 
 HELP = "candidates throughput with 0 and 1 read replicas, and with a lagging replica"

@@ -1,13 +1,13 @@
 """Errors raised by the allocation-candidates engine and its query parser.
 
-Domain errors (placement_site/domain_errors.py) with Placement's wording
+Domain errors (foundation/domain_errors.py) with Placement's wording
 (allocation-candidates.md §3) and code; none of them knows HTTP
-(placement_site/api/exceptions.py maps the kinds to statuses). The value grammars
+(foundation/api/exceptions.py maps the kinds to statuses). The value grammars
 of `resources`, `required` and `member_of` are providers' (providers/query_params.py,
 shared with GET /resource_providers): a bad value there raises providers'
 InvalidQuery, which reaches the caller unchanged.
 """
-from placement_site.domain_errors import InvalidInput
+from foundation.domain_errors import InvalidInput
 
 
 class InvalidCandidatesQuery(InvalidInput):

@@ -26,9 +26,9 @@ from django.http import QueryDict
 
 from candidates.candidate_set import GroupKind
 from candidates.exceptions import InvalidCandidatesQuery
-from placement_site import domain_errors as errors
-from placement_site import jsonschemas
-from placement_site.api.microversion import (
+from foundation import domain_errors as errors
+from foundation import jsonschemas
+from foundation.api.microversion import (
     ALL_CLASSES_IN_SUMMARIES,
     CANDIDATES_IN_TREE,
     CANDIDATES_LIMIT,
@@ -45,7 +45,7 @@ from placement_site.api.microversion import (
     STRING_SUFFIXES,
     Version,
 )
-from placement_site.uuids import canonical_uuid_or_none
+from foundation.uuids import canonical_uuid_or_none
 from providers.query_params import (
     AggregateQuery,
     TraitQuery,

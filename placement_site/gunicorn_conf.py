@@ -1,11 +1,15 @@
 """gunicorn's configuration: `gunicorn --config python:placement_site.gunicorn_conf …`
 (gunicorn.conf.py in the project directory, read when gunicorn starts there, is the same).
 
-- The safe set-up is the default, so plain `gunicorn placement_site.wsgi:application`
-  runs it: Placement's worker class (gunicorn_worker.py: JSON for what gunicorn refuses,
-  bounded socket reads), request line and header limits that match nginx's in serve.py,
-  and idle keep-alive connections kept longer than clients wait between requests.
-  Command-line flags still override each.
+- gunicorn's own threaded worker behind nginx (placement-api, serve.py): nginx reads
+  whole requests, refuses malformed ones with Placement's JSON body and holds slow
+  clients, so gunicorn only ever sees whole, well-formed requests on a private unix
+  socket. Served any other way (a TCP bind: plain `gunicorn placement_site.wsgi`), the
+  master warns at start: a request gunicorn cannot parse then gets its HTML error, and a
+  client that sends slowly holds a thread. The request body rule (request_body.py) holds
+  either way. Request line and header limits match nginx's, and idle keep-alive
+  connections are kept longer than clients wait between requests. Command-line flags
+  still override each.
 
 - The master checks placement.conf and the policy file once before it forks, so that a
   bad value stops the start with one line naming the option (each worker failing on its
@@ -19,9 +23,9 @@
 import os
 import tempfile
 
-from placement_site.front_door import REQUEST_LINE_LIMIT
+from foundation.front_door import REQUEST_LINE_LIMIT
 
-worker_class = "placement_site.gunicorn_worker.PlacementThreaded"
+worker_class = "gthread"
 threads = 4
 timeout = 30
 keepalive = 75
@@ -35,6 +39,12 @@ os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
 
 
 def on_starting(server):
+    exposed = [bind for bind in server.cfg.bind if not bind.startswith("unix:")]
+    if exposed:
+        server.log.warning(
+            "gunicorn serves %s without the front door: malformed requests get gunicorn's "
+            "HTML errors and slow clients hold threads; in production run placement-api "
+            "(nginx in front, docs/operators/front-door.md)", ", ".join(exposed))
     directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     os.makedirs(directory, exist_ok=True)
     for name in os.listdir(directory):
@@ -45,16 +55,16 @@ def on_starting(server):
     import django
 
     django.setup()  # settings.py stops the start on a bad configuration value
-    from placement_site.api import policy
+    from foundation.api import policy
 
     policy.check_at_start()
-    from placement_site import db_routing
+    from foundation import db_routing
 
     db_routing.check_at_start()
-    from placement_site.api import auth
+    from foundation.api import auth
 
     auth.check_at_start()
-    from placement_site import development_login
+    from foundation import development_login
 
     development_login.check_at_start(server.cfg.bind)
     # The check imported the metrics in the master: its gauges must not read as a worker.
@@ -64,7 +74,7 @@ def on_starting(server):
 
 
 def post_worker_init(worker):
-    from placement_site.ops import collector, metrics
+    from foundation.ops import collector, metrics
 
     metrics.worker_started()
     collector.freeze_startup_objects()

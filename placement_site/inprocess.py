@@ -56,7 +56,7 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.utils.datastructures import CaseInsensitiveMapping
 
-from placement_site.api.auth import IN_PROCESS_IDENTITY, RequestContext
+from foundation.api.auth import IN_PROCESS_IDENTITY, RequestContext
 
 __all__ = ["PlacementClient", "Result"]
 

@@ -7,7 +7,7 @@ nginx (Debian's package) takes the clients: it reads whole requests itself (a cl
 that sends slowly or stops half-way holds a socket in nginx, never a gunicorn thread),
 refuses what is too large or too slow with Placement's JSON error body, and keeps idle
 keep-alive connections longer than clients wait between requests. gunicorn
-(gunicorn_conf.py, gunicorn_worker.py) listens on a private unix socket and gets only
+(gunicorn_conf.py: its own threaded worker) listens on a private unix socket and gets only
 whole requests. This process starts both, stops both on SIGTERM/SIGINT, passes SIGHUP
 on (gunicorn restarts its workers, nginx rereads its configuration), and stops the other
 when one exits.
@@ -28,9 +28,9 @@ import sys
 import tempfile
 import time
 
-from placement_site import config
+from foundation import config
 from placement_site.cmd import fail
-from placement_site.front_door import HEADER_BUFFER
+from foundation.front_door import HEADER_BUFFER
 
 PROG = "placement-api"
 
@@ -56,7 +56,7 @@ _ERROR_PATH = "/.placement-front-door-error/"
 
 
 def _error_location(status, limit):
-    from placement_site.api.errors import error_body
+    from foundation.api.errors import error_body
 
     detail = _NGINX_ERRORS[status].format(limit=limit)
     text = json.dumps(error_body(status, detail, _REQUEST_ID))
@@ -72,7 +72,7 @@ def _error_location(status, limit):
 
 def nginx_conf(run_dir, bind, max_body, access_log=False, workers="auto"):
     """nginx's configuration: listen on `bind`, pass to gunicorn's socket in run_dir."""
-    from placement_site.api.errors import CONTENT_LENGTH_NOT_INTEGER
+    from foundation.api.errors import CONTENT_LENGTH_NOT_INTEGER
 
     user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
     error_pages = "".join(f"    error_page {codes} ={status} {_ERROR_PATH}{status};\n"

@@ -1,9 +1,9 @@
-"""Django settings; every value comes from placement_site.config (placement.conf and
+"""Django settings; every value comes from foundation.config (placement.conf and
 environment variables, see docs/operators/configuration.md)."""
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
-from placement_site import config
+from foundation import config
 
 try:
     CONF = config.current()
@@ -45,7 +45,7 @@ def database_from_url(url):
     # (docs/operators/production.md#the-database).
     options.setdefault("options", "-c jit=off")
     return {
-        "ENGINE": "placement_site.postgresql",   # Django's, checked without a round trip
+        "ENGINE": "foundation.postgresql",   # Django's, checked without a round trip
         "NAME": unquote(parsed.path.lstrip("/")) or "placement",
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),
@@ -71,7 +71,7 @@ def replica_from_url(url):
 
 SECRET_KEY = config.secret_key(CONF, DATA_DIR)
 # The operator UI and admin: a CSRF refusal in JSON to a client that asked for JSON.
-CSRF_FAILURE_VIEW = "placement_site.csrf.csrf_failure"
+CSRF_FAILURE_VIEW = "foundation.csrf.csrf_failure"
 # X-Forwarded-Proto believed only when the operator says a proxy sets it (Placement's
 # option); gunicorn itself believes it from --forwarded-allow-ips (default: loopback).
 if CONF.oslo_middleware.enable_proxy_headers_parsing:
@@ -94,38 +94,37 @@ INSTALLED_APPS = [
     "providers",
     "allocations",
     "candidates",
-    "placement_site",  # management commands config_sample and policy_sample
-    "placement_site.roof",  # management command openapi
+    "placement_site",  # management commands config_sample, policy_sample and openapi
 ]
 
 MIDDLEWARE = [
     # outermost: answers the public operator endpoints ([django] public_paths of /healthz,
     # /readyz, /metrics, /openapi.json); measures and logs the Placement requests
-    "placement_site.ops.middleware.ObservabilityMiddleware",
-    "placement_site.api.middleware.RequestIdMiddleware",
-    "placement_site.api.middleware.AnyHostMiddleware",
-    "placement_site.api.middleware.PageSecurityMiddleware",
-    "placement_site.api.middleware.CorsMiddleware",
-    "placement_site.api.middleware.PlacementAuthMiddleware",
+    "foundation.ops.middleware.ObservabilityMiddleware",
+    "foundation.api.middleware.RequestIdMiddleware",
+    "foundation.api.middleware.AnyHostMiddleware",
+    "foundation.api.middleware.PageSecurityMiddleware",
+    "foundation.api.middleware.CorsMiddleware",
+    "foundation.api.middleware.PlacementAuthMiddleware",
     # the operator endpoints that need a token: after authentication
-    "placement_site.ops.middleware.OperatorEndpointMiddleware",
-    "placement_site.api.middleware.MicroversionMiddleware",
-    "placement_site.api.middleware.BodyFramingMiddleware",
-    "placement_site.db_routing.ReplicaReadMiddleware",
+    "foundation.ops.middleware.OperatorEndpointMiddleware",
+    "foundation.api.middleware.MicroversionMiddleware",
+    "foundation.api.middleware.BodyFramingMiddleware",
+    "foundation.db_routing.ReplicaReadMiddleware",
     # innermost: PLACEMENT_PAGE_MIDDLEWARE, for the UI and admin pages only
-    "placement_site.api.middleware.PageMiddleware",
+    "foundation.api.middleware.PageMiddleware",
 ]
 # Django's page middleware, in MIDDLEWARE's order; API requests skip it.
 PLACEMENT_PAGE_MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # session and CSRF cookies Secure on pages served over HTTPS: after they are set
-    "placement_site.api.middleware.SecureCookiesMiddleware",
+    "foundation.api.middleware.SecureCookiesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # the change log's actor on UI and admin pages: the login (placement_site.actor)
-    "placement_site.api.middleware.LoginActorMiddleware",
+    # the change log's actor on UI and admin pages: the login (foundation.actor)
+    "foundation.api.middleware.LoginActorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
 # The admin's checks look for its middleware in MIDDLEWARE; it is in the page stack.
@@ -160,11 +159,11 @@ DATABASES = {
     "default": database_from_url(
         CONF.placement_database.connection or f"sqlite:///{DATA_DIR / 'placement.sqlite3'}"
     ),
-    # Streaming hot standbys of default; placement_site.db_routing decides who reads there.
+    # Streaming hot standbys of default; foundation.db_routing decides who reads there.
     **{f"replica{number}": replica_from_url(url)
        for number, url in enumerate(CONF.placement_database.slave_connection, 1)},
 }
-DATABASE_ROUTERS = ["placement_site.db_routing.ReplicaRouter"]
+DATABASE_ROUTERS = ["foundation.db_routing.ReplicaRouter"]
 PLACEMENT_REPLICA_MAX_LAG = CONF.placement_database.replica_max_lag
 PLACEMENT_REPLICA_READ_ROUTES = CONF.placement_database.replica_read_routes
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -184,11 +183,11 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
-    "DEFAULT_RENDERER_CLASSES": ["placement_site.api.renderers.FastJSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["foundation.api.renderers.FastJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "placement_site.api.negotiation.JSONOnlyNegotiation",
-    "DEFAULT_VERSIONING_CLASS": "placement_site.api.microversion.PlacementVersioning",
-    "EXCEPTION_HANDLER": "placement_site.api.exceptions.exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "foundation.api.negotiation.JSONOnlyNegotiation",
+    "DEFAULT_VERSIONING_CLASS": "foundation.api.microversion.PlacementVersioning",
+    "EXCEPTION_HANDLER": "foundation.api.exceptions.exception_handler",
 }
 
 # --- Placement options ([placement], [api], [cors], [oslo_policy]) ---
@@ -228,12 +227,12 @@ PLACEMENT_COMPILED_ENGINE = CONF.django.compiled_engine
 PLACEMENT_METRICS_PATH = CONF.django.metrics_path
 # Operator endpoints answered without a token; the others need an administrator's.
 PLACEMENT_PUBLIC_PATHS = frozenset(CONF.django.public_paths)
-# The operator endpoints besides metrics (placement_site/ops/middleware.py): the roof's views
-# (they look into the apps), named so the ground floor imports no app.
+# The operator endpoints besides metrics (foundation/ops/middleware.py): the project's views
+# (they look into the apps), named so the foundation imports no app.
 PLACEMENT_OPERATOR_ENDPOINTS = {
-    "/healthz": "placement_site.roof.health.healthz",
-    "/readyz": "placement_site.roof.health.readyz",
-    "/openapi.json": "placement_site.roof.openapi.openapi_view",
+    "/healthz": "placement_site.health.healthz",
+    "/readyz": "placement_site.health.readyz",
+    "/openapi.json": "placement_site.openapi.openapi_view",
 }
 # Set (gunicorn_conf sets it): metrics in prometheus-client's multiprocess mode.
 PROMETHEUS_MULTIPROC_DIR = config.prometheus_multiproc_dir()
@@ -244,7 +243,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {
         "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-        "json": {"()": "placement_site.ops.logs.JsonFormatter"},
+        "json": {"()": "foundation.ops.logs.JsonFormatter"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler",
                              "formatter": PLACEMENT_LOG_FORMAT}},

@@ -1,8 +1,8 @@
 """One route table: the Placement API, then the operator pages (each app's ui_urls) and the
 admin.
 
-Roof (placement_site/roof/__init__.py): it composes the apps' routes; nothing on the
-ground floor of placement_site imports it.
+The project composes the apps' routes here; no app and nothing of the foundation
+imports it.
 """
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
@@ -11,13 +11,13 @@ from django.urls import Resolver404, include, path, re_path, resolve
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from allocations import ui_urls as allocation_pages
-from candidates import ui_urls as candidate_pages
-from placement_site.api.errors import error_response
-from placement_site.api.middleware import is_api_path
-from placement_site.api.root import RootViewSet
-from placement_site.api.routes import route
-from providers import ui_urls as provider_pages
+from allocations.ui import urls as allocation_pages
+from candidates.ui import urls as candidate_pages
+from foundation.api.errors import error_response
+from foundation.api.middleware import is_api_path
+from foundation.api.root import RootViewSet
+from foundation.api.routes import route
+from providers.ui import urls as provider_pages
 
 
 @csrf_exempt

@@ -14,7 +14,7 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
 
-from placement_site.request_body import bounded_body  # noqa: E402 (needs the settings module)
+from foundation.request_body import bounded_body  # noqa: E402 (needs the settings module)
 
 
 def build_application():
@@ -22,8 +22,8 @@ def build_application():
     [keystone_authtoken]: a bad one stops the start with one line, also without
     gunicorn_conf's on_starting)."""
     application = get_wsgi_application()
-    from placement_site import db_routing  # these need the settings loaded
-    from placement_site.api import auth, policy
+    from foundation import db_routing  # these need the settings loaded
+    from foundation.api import auth, policy
 
     policy.check_at_start()
     db_routing.check_at_start()

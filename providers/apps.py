@@ -14,7 +14,7 @@ class ProvidersConfig(AppConfig):
 
 
 def _sync_standard_after_migrate(**kwargs):
-    from placement_site.actor import acting_as
+    from foundation.actor import acting_as
     from providers.services.standard_names import standard_names_sync
 
     with acting_as("command:migrate"):  # the change log's actor of the names added

@@ -1,12 +1,12 @@
 """Errors raised by providers' services, selectors, rules and query grammars.
 
-Domain errors (placement_site.domain_errors): a kind (InvalidInput, NotFound,
+Domain errors (foundation.domain_errors): a kind (InvalidInput, NotFound,
 Conflict, ConcurrentUpdate), Placement's message and its error code. Nothing
-here knows HTTP: placement_site/api/exceptions.py maps the kinds to statuses,
+here knows HTTP: foundation/api/exceptions.py maps the kinds to statuses,
 and the admin, UI and commands show `message`.
 """
-from placement_site import domain_errors as codes
-from placement_site.domain_errors import ConcurrentUpdate, Conflict, InvalidInput, NotFound
+from foundation import domain_errors as codes
+from foundation.domain_errors import ConcurrentUpdate, Conflict, InvalidInput, NotFound
 
 # --- resource classes and traits ------------------------------------------------
 

@@ -18,8 +18,8 @@ from django import forms
 from django.db.models import Q
 from django.utils.html import format_html, format_html_join
 
-from placement_site.api.microversion import MAX
-from placement_site.domain_errors import SERVICE_ERRORS, error_message
+from foundation.api.microversion import MAX
+from foundation.domain_errors import DomainError, error_message
 from providers import query_params, querysets
 from providers.api.views.resource_providers import list_query_refusal
 from providers.exceptions import InvalidQuery
@@ -205,7 +205,7 @@ class ProviderFilterSet(django_filters.FilterSet):
         for name, value in list(self.form.cleaned_data.items()):
             try:
                 queryset = self.filters[name].filter(queryset, value)
-            except SERVICE_ERRORS as exc:
+            except DomainError as exc:
                 self.form.add_error(name, error_message(exc))
                 return queryset.none()
             if selectors.is_empty(queryset):

@@ -214,7 +214,7 @@ class ChangeRecord(models.Model):
     or trait's name. `before` / `after` hold what the service had read and
     written (None for a create / delete); their keys depend on `action`.
     `actor` is the API caller's user id (with `project_id`), `ui:<login>`,
-    `admin:<login>`, `command:<name>` or `system` (placement_site.actor).
+    `admin:<login>`, `command:<name>` or `system` (foundation.actor).
     """
 
     KIND_PROVIDER = "provider"

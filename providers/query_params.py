@@ -40,13 +40,13 @@ apply Placement's "last one wins" / "repeatable from 1.xx" rules themselves.
 """
 from dataclasses import dataclass, field
 
-from placement_site.api.microversion import (
+from foundation.api.microversion import (
     ANY_OF_TRAITS,
     FORBIDDEN_AGGREGATES,
     FORBIDDEN_TRAITS,
     MEMBER_OF_REPEATED,
 )
-from placement_site.uuids import is_uuid_like
+from foundation.uuids import is_uuid_like
 from providers.exceptions import InvalidQuery
 
 _RESOURCES_FORM = (

@@ -1,4 +1,4 @@
-"""Check a real API response against the OpenAPI document (placement_site/roof/openapi.py).
+"""Check a real API response against the OpenAPI document (placement_site/openapi.py).
 
 Used by tests/conftest.py on every response the API tests receive at the latest
 microversion, so the document's response schemas are checked by the whole suite.
@@ -9,7 +9,7 @@ from functools import lru_cache
 import jsonschema
 from django.urls import Resolver404, resolve
 
-from placement_site.roof import openapi
+from placement_site import openapi
 
 
 @lru_cache(maxsize=1)

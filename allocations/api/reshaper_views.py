@@ -2,8 +2,8 @@
 from allocations.api.schemas import reshaper_schema
 from allocations.api.views.allocations import consumer_request
 from allocations.reshaper import ProviderInventories, reshape
-from placement_site.api.microversion import RESHAPER
-from placement_site.api.viewsets import PlacementViewSet, endpoint
+from foundation.api.microversion import RESHAPER
+from foundation.api.viewsets import PlacementViewSet, endpoint
 
 
 def reshape_arguments(version, data):

@@ -1,22 +1,22 @@
 """JSON schemas of allocations' API requests per microversion (allocation bodies, the
 /usages query, the reshaper body), and allocations' part of the OpenAPI document:
-OPERATIONS, RESPONSE_SCHEMAS and CREATES (placement_site/api/openapi_parts.py).
+OPERATIONS, RESPONSE_SCHEMAS and CREATES (foundation/api/openapi_parts.py).
 
 The schemas are verbatim from allocations.md §3.2/§4.1, usages.md and reshaper.md; the
-views validate with them and the roof (placement_site/roof/openapi.py) publishes them.
+views validate with them and the project (placement_site/openapi.py) publishes them.
 """
 import copy
 
-from placement_site.api.microversion import (
+from foundation.api.microversion import (
     ALLOCATION_PROJECT_USER,
     CONSUMER_GENERATIONS,
     CONSUMER_TYPES,
     DICT_ALLOCATIONS,
     MAPPINGS,
 )
-from placement_site.api.microversion import MAX as LATEST
-from placement_site.api.openapi_parts import COUNT, created, mapping, obj, operation
-from placement_site.uuids import UUID_KEY_REGEX
+from foundation.api.microversion import MAX as LATEST
+from foundation.api.openapi_parts import COUNT, created, mapping, obj, operation
+from foundation.uuids import UUID_KEY_REGEX
 from providers import rules
 from providers.rules import GROUP_SUFFIX_REGEX, MAX_NAME_LENGTH, NAME_REGEX
 

@@ -5,7 +5,7 @@ from allocations.api.views.usages import (
     ProviderUsagesViewSet,
     UsagesViewSet,
 )
-from placement_site.api.routes import route
+from foundation.api.routes import route
 
 urlpatterns = [
     route("allocations", AllocationViewSet, {"post": "create"}),

@@ -1,11 +1,11 @@
 """Candidates' part of the OpenAPI document: OPERATIONS, RESPONSE_SCHEMAS and CREATES
-(placement_site/api/openapi_parts.py), read by the roof (placement_site/roof/openapi.py).
+(foundation/api/openapi_parts.py), read by the project (placement_site/openapi.py).
 
 The query schema is the one the parser validates with (candidates/request.py).
 """
 from candidates.options import extensions
 from candidates.request import query_schema
-from placement_site.api.openapi_parts import COUNT, NAME, UUID, mapping, obj, operation
+from foundation.api.openapi_parts import COUNT, NAME, UUID, mapping, obj, operation
 
 RESPONSE_SCHEMAS = {
     "AllocationCandidates": obj({

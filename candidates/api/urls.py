@@ -1,5 +1,5 @@
 from candidates.api.views import AllocationCandidateViewSet
-from placement_site.api.routes import route
+from foundation.api.routes import route
 
 urlpatterns = [
     route("allocation_candidates", AllocationCandidateViewSet, {"get": "list"}),

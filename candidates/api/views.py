@@ -6,10 +6,10 @@ from django.http import HttpResponse
 from candidates import engine, present
 from candidates.options import engine_options, extensions
 from candidates.request import parse_query_string
-from placement_site.api.renderers import FastJSONRenderer
-from placement_site.api.microversion import ALLOCATION_CANDIDATES
-from placement_site.api.viewsets import PlacementViewSet, endpoint
-from placement_site.ops import collector, metrics
+from foundation.api.renderers import FastJSONRenderer
+from foundation.api.microversion import ALLOCATION_CANDIDATES
+from foundation.api.viewsets import PlacementViewSet, endpoint
+from foundation.ops import collector, metrics
 
 
 class AllocationCandidateViewSet(PlacementViewSet):
@@ -22,7 +22,7 @@ class AllocationCandidateViewSet(PlacementViewSet):
         parsed = parse_query_string(request.META.get("QUERY_STRING", ""), request.version,
                                     extensions())
         view = parsed.view
-        # building thousands of small objects, none in a cycle (placement_site.ops.collector)
+        # building thousands of small objects, none in a cycle (foundation.ops.collector)
         with collector.paused():
             result = engine.find_candidates(
                 parsed.query,

@@ -14,28 +14,44 @@ Result (candidates + the data provider_summaries need). It
    candidates (candidate_set.py) and combines them (combine.py), stopping as soon
    as it has the candidates it needs. Without a limit there is one batch: the
    whole database;
-3. applies limit / randomisation and loads the provider summaries (summaries.py).
+3. applies limit / randomisation and loads the provider summaries (summaries.py) of
+   the answer, or of the part of it a caller chooses (`shown`: the operator UI's pages
+   arrange the answer and show one page of it).
 
 It never sees a microversion: request.py turned those into flags.
 """
 import random
-from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db import DatabaseError
 
-from placement_site.ops import metrics
+from foundation.ops import metrics
 from candidates.engine.batches import drops_same_tree, generate
 from candidates.engine.facts import load_facts
-from candidates.engine.ordering import arrange
 from candidates.engine.steps import Evaluation, evaluate
 from candidates.engine.summaries import candidate_tree, with_summaries
 from candidates.resolve import resolve
-from candidates.sql import summaries as summary_sql
 from candidates.sql import topology
 
-__all__ = ["Evaluation", "Result", "drops_same_tree", "evaluate", "find_candidates",
-           "load_facts"]
+__all__ = ["Answer", "Evaluation", "Result", "drops_same_tree", "evaluate",
+           "find_candidates", "load_facts"]
+
+
+@dataclass
+class Answer:
+    """The answer before its summaries, for a caller that shows part of it:
+    candidates: after limit and randomisation; roots: rp id -> root id of every
+    provider they use; sharing: the sharing providers' ids; batches: the Facts of the
+    batches read (their inventory rows, for a caller that weighs candidates)."""
+
+    candidates: list
+    roots: dict
+    sharing: frozenset
+    batches: list
+
+    def tree_of(self, candidate):
+        """The tree (root id) the candidate is built around."""
+        return candidate_tree(candidate, self.roots, self.sharing)
 
 
 @dataclass
@@ -46,13 +62,7 @@ class Result:
     [rp_id, ...]);
     traits: rows (rp id, trait name), None when summaries show no traits;
     uuids: rp id -> uuid for every provider the candidates mention;
-    class_names: rc id -> name of every class in candidates and inventories.
-    With a window (find_candidates), candidates are that slice of the answer and
-    total: the number of candidates in the whole answer; trees: the tree (root id,
-    candidate_tree) of each candidate kept; tree_counts: root id -> its number of
-    candidates in the whole answer (uuids then also covers these roots).
-    Narrowed to trees by name (find_candidates' named), total and tree_counts count the
-    candidates kept, and answered those of the answer before it was narrowed."""
+    class_names: rc id -> name of every class in candidates and inventories."""
 
     candidates: list = field(default_factory=list)
     providers: list = field(default_factory=list)
@@ -60,15 +70,10 @@ class Result:
     traits: list = None
     uuids: dict = field(default_factory=dict)
     class_names: dict = field(default_factory=dict)
-    total: int = 0
-    trees: list = None
-    tree_counts: dict = None
-    answered: int = 0
 
 
 def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=True,
-                    randomize=False, max_candidates=-1, breadth_first=False, window=None,
-                    order=None, named=None):
+                    randomize=False, max_candidates=-1, breadth_first=False, shown=None):
     """Evaluate a CandidateQuery.
 
     whole_trees: summaries cover every provider of the trees involved (1.29+),
@@ -76,16 +81,13 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
     (1.27+), else only the requested ones; with_traits: summaries list traits.
     randomize / max_candidates: the [placement] options of the same names;
     breadth_first: allocation_candidates_generation_strategy = breadth-first.
-    window: None, or (start, stop): keep and summarise only that slice of the answer
-    (after limit and randomisation), as if the answer were cut to it (§4.7); the UI's
-    pages. order, named: the answer (after limit and randomisation) is first narrowed to
-    the trees with a provider whose name contains `named` and sorted by `order`
-    (ordering.arrange; the UI's, never the API's), and the window, if any, cut from
-    that. Raises InvalidCandidatesQuery for unknown resource classes or traits (when
-    reached).
+    shown: None (the API: the whole answer), or a callable(Answer) -> the candidates
+    to return and summarise, as if the answer were cut to them (§4.7); it is not
+    called when the query is proven empty before any candidate is sought.
+    Raises InvalidCandidatesQuery for unknown resource classes or traits (when reached).
     """
     args = (query, whole_trees, all_classes, with_traits, randomize, max_candidates,
-            breadth_first, window, order, named)
+            breadth_first, shown)
     with topology.optimistic_use() as use:
         if use is not None:
             # the settled snapshot, its token read along with the first usage
@@ -108,11 +110,11 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
 
 
 def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidates,
-          breadth_first, window, order, named):
+          breadth_first, shown):
     names = resolve(query)
     evaluation, excluded = evaluate(query, names)
     if excluded is not None:
-        return Result(trees=[] if window else None, tree_counts={} if window else None)
+        return Result()
 
     limit = query.limit
     drop_same_tree = drops_same_tree(query)
@@ -132,25 +134,9 @@ def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidate
             random.shuffle(found)
     elif limit is not None:
         found = found[:limit]
-    answered, tree_of = len(found), None
-    if window is not None or order is not None or named is not None:
-        sharing = evaluation.sharing
-        tree_of = [candidate_tree(candidate, roots, sharing) for candidate in found]
-        if order is not None or named is not None:
-            found, tree_of = arrange(found, tree_of, order, named, batches)
-    total = len(found)
-    if window is not None:
-        start, stop = window
-        found = found[start:stop]
+    if shown is not None:
+        found = shown(Answer(found, roots, evaluation.sharing, batches))
     if not found:
-        return Result(total=total, answered=answered, trees=[] if window else None,
-                      tree_counts=Counter(tree_of) if window else None)
-    result = Result(candidates=found, total=total, answered=answered, **with_summaries(
+        return Result()
+    return Result(candidates=found, **with_summaries(
         found, generated, roots, batches, query, names, whole_trees, all_classes, with_traits))
-    if window is not None:
-        result.trees = tree_of[start:stop]
-        result.tree_counts = Counter(tree_of)
-        unnamed = set(result.trees) - result.uuids.keys()
-        if unnamed:
-            result.uuids.update(summary_sql.uuids(sorted(unnamed)))
-    return result

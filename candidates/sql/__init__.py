@@ -13,12 +13,12 @@ import json
 
 from django.db import connection, connections
 
-from placement_site.db_routing import read_alias
+from foundation.db_routing import read_alias
 
 
 def fetch(sql, params=()):
     """Run one query and return all rows as tuples (on a replica when the request
-    may read from one, see placement_site.db_routing)."""
+    may read from one, see foundation.db_routing)."""
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

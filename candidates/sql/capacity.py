@@ -6,7 +6,7 @@ from django.db.models.functions import Cast
 from candidates.candidate_set import misfit
 from candidates.sql import fetch, topology
 from candidates.sql.rows import InventoryKey
-from placement_site.db_routing import read_alias
+from foundation.db_routing import read_alias
 from providers.models import Inventory
 from providers.querysets import capacity_expression, with_usage
 from providers.rules import capacity

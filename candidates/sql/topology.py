@@ -48,7 +48,7 @@ from django.db import connections
 
 from candidates.sql import fetch
 from candidates.sql.rows import ProviderRow
-from placement_site.db_routing import read_alias
+from foundation.db_routing import read_alias
 
 TOKEN_SQL = "SELECT token FROM topology_token WHERE id = 1"
 

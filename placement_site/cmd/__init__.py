@@ -11,7 +11,9 @@ import sys
 
 from django.db import DatabaseError
 
-from placement_site import __version__, config
+from foundation import config
+
+from placement_site import __version__
 
 # Exit status of a command that could not run (configuration, database): oslo.config's
 # own parse errors exit 2 as argparse does; Placement's commands let the rest raise.

@@ -1,19 +1,19 @@
 """The JSON schemas of providers' API requests, and providers' part of the OpenAPI
-document: OPERATIONS, RESPONSE_SCHEMAS and CREATES (placement_site/api/openapi_parts.py).
+document: OPERATIONS, RESPONSE_SCHEMAS and CREATES (foundation/api/openapi_parts.py).
 
-The views validate with the schemas below; the roof (placement_site/roof/openapi.py)
+The views validate with the schemas below; the project (placement_site/openapi.py)
 publishes the same objects, so the document cannot drift from validation.
 """
 from functools import lru_cache
 
-from placement_site.api.microversion import (
+from foundation.api.microversion import (
     NESTED_PROVIDERS,
     PROVIDERS_MEMBER_OF,
     PROVIDERS_REQUIRED,
     PROVIDERS_RESOURCES,
 )
-from placement_site.api.microversion import MAX as LATEST
-from placement_site.api.openapi_parts import (
+from foundation.api.microversion import MAX as LATEST
+from foundation.api.openapi_parts import (
     LINKS,
     NAME,
     UUID,

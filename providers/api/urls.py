@@ -1,4 +1,4 @@
-from placement_site.api.routes import route
+from foundation.api.routes import route
 from providers.api.views.aggregates import ProviderAggregateViewSet
 from providers.api.views.inventories import InventoryViewSet
 from providers.api.views.provider_traits import ProviderTraitViewSet

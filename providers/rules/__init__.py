@@ -4,7 +4,7 @@
 * capacity: (total - reserved) * allocation_ratio and the microversion-gated capacity rule
 * names: resource class / trait / CUSTOM_ name patterns
 
-Uuid-like strings are not providers' alone: placement_site/uuids.py holds them.
+Uuid-like strings are not providers' alone: foundation/uuids.py holds them.
 
 Used by the services, by Model.clean() (so the admin has them), by the JSON
 schemas and by the database constraints. They raise providers.exceptions

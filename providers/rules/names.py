@@ -5,7 +5,7 @@ searches them), Python code the compiled forms.
 """
 import re
 
-from placement_site import jsonschemas
+from foundation import jsonschemas
 
 CUSTOM_PREFIX = "CUSTOM_"
 # the trait that makes a provider share its inventory with the trees of its aggregates

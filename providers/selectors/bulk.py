@@ -10,7 +10,7 @@ overwritten. A fixed number of queries each.
 """
 import dataclasses
 
-from placement_site.domain_errors import DomainError
+from foundation.domain_errors import DomainError
 from providers import rules
 from providers.models import Inventory, ResourceProvider
 from providers.selectors.capacity import inventory_usages

@@ -4,7 +4,7 @@ Each write service calls changes_record() (or change_record()) once, inside its
 own transaction, with what it already read and what it wrote: one INSERT (all of
 a write's entries in one statement), no extra reads, and a write that rolls back
 (a refusal, a lost generation race, a dry run) leaves no entry. The actor and
-request id come from placement_site.actor, set once per entry point (API, UI,
+request id come from foundation.actor, set once per entry point (API, UI,
 admin, command), so no caller passes them.
 
 Retention: entries older than [placement] change_log_retention_days are deleted
@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, transaction
 from django.utils import timezone
 
-from placement_site.actor import current_actor
+from foundation.actor import current_actor
 from providers.models import ChangeRecord
 
 LOG = logging.getLogger(__name__)

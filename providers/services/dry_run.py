@@ -6,7 +6,7 @@ refusal instead of a confirmation the user could not act on.
 """
 from django.db import transaction
 
-from placement_site.domain_errors import SERVICE_ERRORS
+from foundation.domain_errors import DomainError
 
 
 class _Undo(Exception):
@@ -16,7 +16,7 @@ class _Undo(Exception):
 def refusal(write):
     """Run `write()` in a transaction that is always rolled back.
 
-    Returns the service error it raised (one of SERVICE_ERRORS), or None when
+    Returns the service error it raised (a DomainError), or None when
     the services would accept it. Other exceptions propagate.
     """
     try:
@@ -25,5 +25,5 @@ def refusal(write):
             raise _Undo
     except _Undo:
         return None
-    except SERVICE_ERRORS as exc:
+    except DomainError as exc:
         return exc

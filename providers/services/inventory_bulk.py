@@ -8,7 +8,7 @@ is left alone; the others are written.
 """
 from dataclasses import dataclass
 
-from placement_site.domain_errors import ConcurrentUpdate, DomainError
+from foundation.domain_errors import ConcurrentUpdate, DomainError
 from providers import exceptions, rules
 from providers.models import Inventory, ResourceProvider
 from providers.services.inventories import GENERATION_CONFLICT, inventory_set

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from placement_site import uuids
+from foundation import uuids
 from providers import exceptions
 from providers.models import ResourceProvider
 from providers.services import change_log

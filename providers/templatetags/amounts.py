@@ -1,9 +1,9 @@
-"""Template tags for amounts (providers.ui.numbers): `{% load amounts %}`."""
+"""Template tags for amounts (foundation.ui.numbers): `{% load amounts %}`."""
 from django import template
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from providers.ui import numbers
+from foundation.ui import numbers
 
 register = template.Library()
 
@@ -42,5 +42,5 @@ def _after_underscores(name):
 
 @register.filter(name="percent")
 def percent_filter(value):
-    """{{ value|percent }}: '75.0%' (providers.ui.numbers.percent)."""
+    """{{ value|percent }}: '75.0%' (foundation.ui.numbers.percent)."""
     return numbers.percent(value)

@@ -1,4 +1,4 @@
-"""The providers app's operator pages (routed by providers/ui_urls.py under /ui/).
+"""The providers app's operator pages (routed by providers/ui/urls.py under /ui/).
 
 trees          the provider list: trees, progressively loaded subtrees, CSV export
 provider_page  one provider: usage, inventories, traits, aggregates, its writes

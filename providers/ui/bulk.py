@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from providers.ui import bulk_forms
-from providers.ui.links import row_url
+from foundation.ui.links import row_url
 from providers.selectors import bulk as selectors
 from providers.services import inventory_bulk
 

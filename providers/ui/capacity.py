@@ -21,8 +21,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from providers.selectors import capacity as selectors
-from providers.ui.links import row_url
-from providers.ui.numbers import number, percent
+from foundation.ui.links import row_url
+from foundation.ui.numbers import number, percent
 from providers.ui.tree_layout import usage_bar
 
 TABLE_ROWS = 50

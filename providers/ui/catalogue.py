@@ -14,9 +14,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from placement_site.domain_errors import SERVICE_ERRORS, error_message
+from foundation.domain_errors import DomainError, error_message
 from providers.ui import catalogue_forms
-from providers.ui.links import row_url
+from foundation.ui.links import row_url
 from providers.selectors import catalogue as selectors
 from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
@@ -30,7 +30,7 @@ def _create(request, form):
         return False
     try:
         summary = form.save()
-    except SERVICE_ERRORS as exc:
+    except DomainError as exc:
         form.add_error("name", error_message(exc))
         return False
     messages.success(request, summary)
@@ -46,7 +46,7 @@ def _delete(request, delete, name, kind, back):
         refused = None
         try:
             delete(name=name)
-        except SERVICE_ERRORS as exc:
+        except DomainError as exc:
             refused = exc
     else:
         refused = refusal(lambda: delete(name=name))

@@ -12,7 +12,7 @@ import re
 from django import forms
 from django.db import transaction
 
-from placement_site import uuids
+from foundation import uuids
 from providers import rules
 from providers.models import ResourceClass
 

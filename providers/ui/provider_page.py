@@ -19,14 +19,14 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from placement_site.domain_errors import SERVICE_ERRORS, error_message, is_concurrent_update
+from foundation.domain_errors import ConcurrentUpdate, DomainError, error_message
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.rules import INVENTORY_FIELDS
 from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
 from providers.ui import forms
 from providers.ui.change_log import change_log_section
-from providers.ui.links import row_url
+from foundation.ui.links import row_url
 from providers.ui.tree_layout import usage_row
 
 CONSUMERS_PER_PAGE = 50
@@ -166,11 +166,11 @@ def _save_form(request, provider, form, form_name):
     if form.is_valid():
         try:
             summary = form.save(provider)
-        except SERVICE_ERRORS as exc:
+        except DomainError as exc:
             # The service bumped the in-memory generation before it refused; the
             # database kept the old one, which the re-rendered forms must carry.
             provider.refresh_from_db()
-            if is_concurrent_update(exc):
+            if isinstance(exc, ConcurrentUpdate):
                 messages.error(request, (
                     f"Provider {provider.name} was changed by someone else since this page "
                     f"was loaded (conflict: {provider_refusal(exc, provider)}). The page now shows its "

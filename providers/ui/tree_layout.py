@@ -22,11 +22,11 @@ Subtree totals: for every provider with children, capacity and usage per
 resource class summed over the provider and all its descendants.
 """
 import os
-import re
 from collections import defaultdict
 
+from foundation.ui.sorting import name_order
 from providers.rules import reported_capacity
-from providers.ui.numbers import number, size
+from foundation.ui.numbers import number, size
 
 CHUNK = 50          # providers rendered per tree, and per fetched fragment
 PAGE_BUDGET = 200   # providers rendered on one page before trees show only their roots
@@ -35,7 +35,7 @@ PAGE_BUDGET = 200   # providers rendered on one page before trees show only thei
 def usage_bar(rc, used, capacity):
     """One usage bar: {rc, used, capacity, width (0-100, for CSS), css, pct (exact or None),
     label "used / capacity", title (with the percentage and sizes)}: the strings are
-    made here once (providers.ui.numbers), so that rows render without per-number
+    made here once (foundation.ui.numbers), so that rows render without per-number
     template filters."""
     if capacity <= 0:
         width, css, pct = (100 if used else 0), ("over" if used else ""), None
@@ -55,7 +55,7 @@ def usage_bar(rc, used, capacity):
 def usage_row(inv, used):
     """One inventory's usage bar: {inv, rc, used, capacity, width, css, pct}.
 
-    `inv` has its resource_class loaded; shared with the dashboard (allocations.views).
+    `inv` has its resource_class loaded; shared with the dashboard (allocations.ui.overview).
     """
     cap = reported_capacity(inv.total, inv.reserved, inv.allocation_ratio)
     return {"inv": inv, **usage_bar(inv.resource_class.name, used, cap)}
@@ -63,12 +63,6 @@ def usage_row(inv, used):
 
 SEPARATORS = ".-_:/ "
 MIN_PREFIX = 6      # a shorter shared prefix is left in the names
-
-
-def name_order(name):
-    """Sort key of sibling names: by name, numbers by value (ens2 before ens10)."""
-    return [int(part) if index % 2 else part
-            for index, part in enumerate(re.split(r"(\d+)", name))]
 
 
 def short_names(names, parent_name):

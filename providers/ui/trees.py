@@ -18,12 +18,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from placement_site.spreadsheet import safe_cell
+from foundation.spreadsheet import safe_cell
 from providers.filtersets import ProviderFilterSet
 from providers.models import ResourceProvider
 from providers.selectors import trees
 from providers.ui import forms
-from providers.ui.links import row_url
+from foundation.ui.links import row_url
 from providers.ui.provider_page import provider_or_404
 from providers.ui.tree_layout import Forest, layout_children, layout_trees
 

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from allocations import exceptions, services
+from allocations import edits, exceptions, services
 from allocations.models import Allocation
 from providers.models import ChangeRecord, ResourceProvider
 from tests.factories import make_provider
@@ -155,16 +155,16 @@ def test_move_service_is_one_generation_checked_replace(hosts):
         consumer, PROJECT, USER, {cn1.uuid: {"VCPU": 2, "MEMORY_MB": 256}},
         consumer_type="INSTANCE", generation=None)])
     with pytest.raises(exceptions.ProviderGenerationMismatch):
-        services.allocation_move(consumer_uuid=consumer, resource_class="VCPU",
+        edits.allocation_move(consumer_uuid=consumer, resource_class="VCPU",
                                  source_uuid=cn1.uuid, target_uuid=cn2.uuid,
                                  consumer_generation=1, source_generation=2,
                                  target_generation=5)
     with pytest.raises(exceptions.ConsumerGenerationConflict):
-        services.allocation_move(consumer_uuid=consumer, resource_class="VCPU",
+        edits.allocation_move(consumer_uuid=consumer, resource_class="VCPU",
                                  source_uuid=cn1.uuid, target_uuid=cn2.uuid,
                                  consumer_generation=0, source_generation=2,
                                  target_generation=1)
-    assert services.allocation_move(
+    assert edits.allocation_move(
         consumer_uuid=consumer, resource_class="VCPU", source_uuid=cn1.uuid,
         target_uuid=cn2.uuid, consumer_generation=1, source_generation=2,
         target_generation=1) == 2

@@ -3,7 +3,7 @@ import uuid as uuidlib
 
 import pytest
 
-from placement_site import domain_errors
+from foundation import domain_errors
 from django.db import transaction
 
 from allocations import exceptions, services

@@ -1,9 +1,9 @@
-"""placement.conf and environment variables (placement_site.config), the API's Host
+"""placement.conf and environment variables (foundation.config), the API's Host
 handling and the UI pages' browser protections."""
 import pytest
 from django.core.management import call_command
 
-from placement_site import config
+from foundation import config
 
 
 def write_conf(tmp_path, text):
@@ -166,7 +166,7 @@ def test_config_sample_is_a_valid_file_with_every_section(tmp_path, capsys):
 def test_policy_sample_lists_every_rule_commented(capsys):
     import yaml
 
-    from placement_site.api.policy import ENDPOINT_RULES
+    from foundation.api.policy import ENDPOINT_RULES
 
     call_command("policy_sample")
     sample = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""placement_site/db_routing.py with a replica alias configured: where a request's reads
+"""foundation/db_routing.py with a replica alias configured: where a request's reads
 go, and how often a replica's health is asked. tests/scaling proves the same with a real
 streaming standby; here the "replica" is a second connection to the test database."""
 import time
@@ -11,7 +11,7 @@ from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 from prometheus_client import REGISTRY
 
-from placement_site import db_routing
+from foundation import db_routing
 from providers.models import ResourceProvider, Trait
 from tests.conftest import PlacementClient
 

@@ -3,8 +3,8 @@
 import pytest
 from django.test import Client
 
-from placement_site import config
-from placement_site.roof import openapi
+from foundation import config
+from placement_site import openapi
 from tests.factories import make_provider
 
 AZ1 = "a0000000-0000-0000-0000-0000000000a1"

@@ -3,9 +3,8 @@
 - "front-door": the production set-up, `python -m placement_site.serve` (nginx in front
   of gunicorn), as scripts/serve, the conformance server and CI run it;
 - "plain-gunicorn": `gunicorn placement_site.wsgi:application --threads 4` run from the
-  checkout, no worker flag: gunicorn.conf.py must make it safe by itself;
-- "stock-worker": gunicorn's own threaded worker chosen explicitly: the request body rule
-  (placement_site/request_body.py) still holds.
+  checkout, no nginx: it warns that it serves without the front door, and the request
+  body rule (foundation/request_body.py) still holds.
 
 Placement's JSON error body for what the servers refuse themselves, the body limit (413
 before the body is sent), short bodies never applied, half-sent requests that do not
@@ -33,8 +32,6 @@ ADMIN = b"Host: x\r\nX-Auth-Token: admin\r\n"
 COMMANDS = {
     "front-door": ["-m", "placement_site.serve", "--workers", "1", "--threads", "4"],
     "plain-gunicorn": ["-m", "gunicorn", "placement_site.wsgi:application", "--threads", "4"],
-    "stock-worker": ["-m", "gunicorn", "placement_site.wsgi:application", "--threads", "4",
-                     "--worker-class", "gthread"],
 }
 # What the servers say, in `detail`, when they refuse a request themselves
 MALFORMED = {"front-door": "the request is malformed"}
@@ -98,14 +95,14 @@ def _stop(process):
     process.wait(timeout=TIMEOUT)
 
 
-@pytest.fixture(scope="module", params=["front-door", "plain-gunicorn"])
+@pytest.fixture(scope="module", params=["front-door"])
 def server(request, migrated, tmp_path_factory):
     process, port = _serve(request.param, migrated, tmp_path_factory.mktemp(request.param))
     yield port
     _stop(process)
 
 
-@pytest.fixture(scope="module", params=["front-door", "plain-gunicorn", "stock-worker"])
+@pytest.fixture(scope="module", params=["front-door", "plain-gunicorn"])
 def any_server(request, migrated, tmp_path_factory):
     process, port = _serve(request.param, migrated, tmp_path_factory.mktemp(request.param))
     yield port
@@ -194,7 +191,7 @@ def test_oversized_request_line_with_a_body_on_a_kept_alive_connection(server):
 
 def test_the_request_line_limit_is_the_one_the_ui_states(server):
     # the candidates page says from which size a query is refused (front_door.py)
-    from placement_site.front_door import REQUEST_LINE_LIMIT, request_line_bytes
+    from foundation.front_door import REQUEST_LINE_LIMIT, request_line_bytes
 
     path = "/resource_providers?name="
     longest = path + "a" * (REQUEST_LINE_LIMIT - request_line_bytes(path))
@@ -297,10 +294,24 @@ def test_nul_in_an_ignored_query_string_is_ignored(server):
                      "Invalid query string parameters: NUL characters are not allowed")
 
 
-def test_worker_class_loads_before_django_settings_exist():
-    # gunicorn imports the worker class before the application sets
-    # DJANGO_SETTINGS_MODULE (scripts/conformance-server has it unset)
-    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    result = subprocess.run([sys.executable, "-c", "import placement_site.gunicorn_worker"],
-                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+def test_gunicorn_without_the_front_door_warns(tmp_path):
+    port = _free_port()
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application", "--check-config",
+         "--bind", f"127.0.0.1:{port}"], cwd=ROOT, capture_output=True, text=True,
+        timeout=TIMEOUT)
     assert result.returncode == 0, result.stderr
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "placement_site.wsgi:application",
+         "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        cwd=ROOT, env=dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}"),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        log = ""
+        while "without the front door" not in log and time.monotonic() < deadline:
+            log += process.stderr.readline()
+    finally:
+        _stop(process)
+    assert f"gunicorn serves 127.0.0.1:{port} without the front door" in log
+    assert "run placement-api" in log

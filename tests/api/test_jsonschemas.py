@@ -1,4 +1,4 @@
-"""placement_site.jsonschemas: jsonschema.validate()'s outcome, with each schema checked
+"""foundation.jsonschemas: jsonschema.validate()'s outcome, with each schema checked
 and its validator built once rather than on every request."""
 import uuid
 
@@ -6,9 +6,9 @@ import jsonschema
 import pytest
 
 from allocations.api import schemas as allocation_schemas
-from placement_site import jsonschemas
-from placement_site.api import viewsets
-from placement_site.api.microversion import Version
+from foundation import jsonschemas
+from foundation.api import viewsets
+from foundation.api.microversion import Version
 from providers.api.schemas import TRAITS_QUERY_SCHEMA as LIST_QUERY_SCHEMA
 from providers.api.schemas import list_query_schema
 from providers.api.views import resource_providers

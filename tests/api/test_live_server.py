@@ -24,8 +24,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from placement_site import config
-from placement_site.api.policy import ENDPOINT_RULES
+from foundation import config
+from foundation.api.policy import ENDPOINT_RULES
 from tests.http import send, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,7 +177,7 @@ def test_any_host_gets_json_while_the_ui_keeps_its_host_check(live):
 
 def _policy_errors(live, logged):
     return [line for line in live.log.read_text()[logged:].splitlines()
-            if " ERROR placement_site.api.policy " in line]
+            if " ERROR foundation.api.policy " in line]
 
 
 def test_a_policy_file_broken_later_keeps_the_last_good_rules(live):

@@ -1,8 +1,8 @@
 """Microversion negotiation and its headers (http.md §4)."""
 import pytest
 
-from placement_site.api import microversion
-from placement_site.api.microversion import Version
+from foundation.api import microversion
+from foundation.api.microversion import Version
 from tests.conftest import error_detail
 
 

@@ -15,8 +15,8 @@ import pytest
 from django.db import transaction
 
 from allocations.models import Allocation, Consumer
-from placement_site.api import policy
-from placement_site.api.policy import ENDPOINT_RULES
+from foundation.api import policy
+from foundation.api.policy import ENDPOINT_RULES
 from providers.models import (
     Inventory,
     ProviderAggregate,

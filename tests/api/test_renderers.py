@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from rest_framework.renderers import JSONRenderer
 
-from placement_site.api.renderers import FastJSONRenderer
+from foundation.api.renderers import FastJSONRenderer
 
 
 def test_same_document_as_drf():

@@ -2,7 +2,9 @@
 route check that stops a start on an unknown replica route."""
 import pytest
 
-from placement_site import config, db_routing, wsgi
+from foundation import config, db_routing
+
+from placement_site import wsgi
 from tests.api.test_configuration import write_conf
 
 PRIMARY = "postgresql://placement@db1.example.com/placement"

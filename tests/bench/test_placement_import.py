@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from allocations.models import Allocation, Consumer
 from bench import BenchError
+from bench.__main__ import run as run_bench
 from providers.models import ResourceProvider
 from tests.upstream.conftest import source_rows
 
@@ -18,8 +19,7 @@ pytestmark = pytest.mark.django_db
 def generated(tmp_path):
     url = f"sqlite:///{tmp_path / 'generated.sqlite'}"
     out = StringIO()
-    call_command("generate_placement_db", url, "--providers", "10", "--consumers", "6",
-                 stdout=out)
+    run_bench(["placement_db", url, "--providers", "10", "--consumers", "6"], out)
     report = out.getvalue()
     assert re.search(r"^resource_providers\s+10$", report, re.M), report
     assert re.search(r"^allocations\s+18$", report, re.M), report  # 3 per consumer

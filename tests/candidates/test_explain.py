@@ -5,7 +5,7 @@ from django.http import QueryDict
 from candidates import explain as explainer
 from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
-from placement_site.api.microversion import Version
+from foundation.api.microversion import Version
 from tests.factories import allocate, make_consumer, make_provider
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.http import QueryDict
 from candidates import engine
 from candidates import explain as explainer
 from candidates.request import parse_request
-from placement_site.api.microversion import Version
+from foundation.api.microversion import Version
 from providers.models import ResourceProvider
 from tests.factories import allocate, make_consumer, make_provider
 

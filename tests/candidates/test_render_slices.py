@@ -11,8 +11,8 @@ import pytest
 from candidates import engine, present
 from candidates.engine import Result
 from candidates.request import ResponseView, parse_query_string
-from placement_site.api.microversion import Version
-from placement_site.api.renderers import FastJSONRenderer
+from foundation.api.microversion import Version
+from foundation.api.renderers import FastJSONRenderer
 from tests.factories import make_provider
 
 

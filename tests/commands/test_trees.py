@@ -232,7 +232,7 @@ def test_import_is_all_or_nothing_when_the_api_refuses(tmp_path):
                           "project_id": "p", "user_id": "u", "consumer_type": "INSTANCE"}})
     with pytest.raises(CommandError) as exc:
         run("import_tree", write(tmp_path, document))
-    assert "Nothing was imported: POST /allocations failed: 409" in str(exc.value)
+    assert "Nothing was imported: Allocations refused:" in str(exc.value)
     assert "exceed the capacity" in str(exc.value)
     assert ResourceProvider.objects.count() == 0
     assert not Inventory.objects.exists()

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from placement_site import config
+from foundation import config
 from tests.http import send, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]

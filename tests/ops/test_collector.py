@@ -1,11 +1,11 @@
-"""The cyclic collector in a worker (placement_site.ops.collector): paused around large
+"""The cyclic collector in a worker (foundation.ops.collector): paused around large
 answers under threaded workers; startup objects frozen out of its reach."""
 import gc
 import threading
 
 from django.urls import get_resolver
 
-from placement_site.ops.collector import freeze_startup_objects, paused
+from foundation.ops.collector import freeze_startup_objects, paused
 
 
 def test_collector_stays_off_until_the_last_overlapping_request_ends():

@@ -5,7 +5,7 @@ import uuid
 
 from django.conf import settings
 
-from placement_site.ops.logs import JsonFormatter
+from foundation.ops.logs import JsonFormatter
 
 
 def test_plain_text_is_the_default():

@@ -12,8 +12,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from allocations import services
 from allocations.models import Consumer
-from placement_site import config
-from placement_site.ops import metrics
+from foundation import config
+from foundation.ops import metrics
 from tests.factories import make_consumer, make_provider, allocate
 
 
@@ -211,7 +211,7 @@ def test_the_multiproc_directory_comes_from_the_environment_through_config():
 # The entry points set DJANGO_SETTINGS_MODULE as Django asks; only config reads settings.
 ENVIRONMENT_EXCEPTIONS = {"manage.py", "placement_site/wsgi.py", "placement_site/cmd/__init__.py",
                           "placement_site/serve.py", "placement_site/gunicorn_conf.py",
-                          "placement_site/config.py"}
+                          "foundation/config.py"}
 
 
 def test_only_config_reads_the_environment():

@@ -1,4 +1,4 @@
-"""placement_site.postgresql: a kept connection is checked before a request's first query
+"""foundation.postgresql: a kept connection is checked before a request's first query
 without sending the server anything, and one the server closed is replaced."""
 import time
 

@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from allocations import services as allocation_services
 from allocations.models import Consumer
-from placement_site import config
-from placement_site.actor import SYSTEM, acting_as
+from foundation import config
+from foundation.actor import SYSTEM, acting_as
 from providers.models import ChangeRecord, ResourceProvider, Trait
 from providers.services import change_log
 from providers.services import inventories as inventory_services

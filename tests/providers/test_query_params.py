@@ -2,7 +2,7 @@
 import pytest
 
 from providers.exceptions import InvalidQuery as BadRequest
-from placement_site.api.microversion import Version
+from foundation.api.microversion import Version
 from providers.query_params import (
     AggregateQuery,
     TraitQuery,

@@ -4,7 +4,7 @@ import threading
 import pytest
 from django.db import connection, connections, transaction
 
-from placement_site.domain_errors import Conflict, InvalidInput
+from foundation.domain_errors import Conflict, InvalidInput
 from providers import exceptions, rules
 from providers.models import Inventory, ResourceProvider
 from providers.services import inventories as inventory_services

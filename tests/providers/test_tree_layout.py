@@ -110,7 +110,8 @@ def test_usage_bar_numbers_are_grouped_and_sizes_named():
 
 
 def test_siblings_show_what_tells_them_apart():
-    from providers.ui.tree_layout import name_order, short_names
+    from foundation.ui.sorting import name_order
+    from providers.ui.tree_layout import short_names
 
     parent = "net-agent-big.dc1.example.net"
     assert short_names([f"{parent}-ens0f1", f"{parent}-ens1f3"], parent) == ["…ens0f1", "…ens1f3"]

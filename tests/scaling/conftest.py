@@ -24,7 +24,7 @@ import psycopg2
 import pytest
 from django.db import connection
 
-from placement_site import config
+from foundation import config
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")

@@ -492,7 +492,7 @@ def test_a_bad_order_is_refused_in_words(client, rooms):
 
 def test_a_page_shows_the_summaries_its_candidates_use_and_raw_json_when_small(
         client, sample, monkeypatch):
-    from candidates import views
+    from candidates.ui import pages
 
     context = run(client, "resources=VCPU:1").context
     # cn1-numa0, cn1-numa1 and cn2 are used; cn1 is in the answer's summaries (its tree)
@@ -500,7 +500,7 @@ def test_a_page_shows_the_summaries_its_candidates_use_and_raw_json_when_small(
                                                                   "cn2"]
     assert context["unused_summaries"] == 1
     assert context["raw"] is not None   # 3 requests + 4 summaries
-    monkeypatch.setattr(views, "RAW_INLINE_UP_TO", 6)
+    monkeypatch.setattr(pages, "RAW_INLINE_UP_TO", 6)
     response = run(client, "resources=VCPU:1")
     assert response.context["raw"] is None
     assert "resources%3DVCPU%3A1&amp;version=1.39&amp;page=1&amp;raw=1#raw" in (

@@ -10,6 +10,7 @@ from django.db import connection
 
 from allocations.upstream import content, schema
 from allocations.upstream.dbapi import Database
+from bench.__main__ import run as run_bench
 from providers.models import Aggregate, ProviderAggregate, ResourceProvider
 from tests.upstream.conftest import source_rows, sqlite_edit
 
@@ -105,8 +106,8 @@ def test_round_trip_through_postgresql(sqlite_sample, postgres_empty):
 
 def test_round_trip_of_a_generated_source(tmp_path):
     generated = f"sqlite:///{tmp_path / 'gen.sqlite'}"
-    call_command("generate_placement_db", generated, "--providers", "25", "--consumers", "40",
-                 stdout=StringIO())
+    run_bench(["placement_db", generated, "--providers", "25", "--consumers", "40"],
+              StringIO())
     assert source_rows(generated, "SELECT COUNT(*) FROM allocations") == [(120,)]
     round_trip(generated, f"sqlite:///{tmp_path / 'back.sqlite'}")
 

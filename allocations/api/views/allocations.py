@@ -4,14 +4,14 @@ from rest_framework.response import Response
 
 from allocations import rules, selectors, services
 from allocations.api import schemas
-from placement_site.api.microversion import (
+from foundation.api.microversion import (
     ALLOCATION_PROJECT_USER,
     CONSUMER_GENERATIONS,
     CONSUMER_TYPES,
     DICT_ALLOCATIONS,
     POST_ALLOCATIONS,
 )
-from placement_site.api.viewsets import PlacementViewSet, endpoint
+from foundation.api.viewsets import PlacementViewSet, endpoint
 
 
 class AllocationViewSet(PlacementViewSet):

@@ -4,9 +4,9 @@ from rest_framework.response import Response
 from allocations import selectors
 from allocations.api import schemas
 from allocations.exceptions import ProviderNotFoundForAllocations, ProviderNotFoundForUsages
-from placement_site.api import policy
-from placement_site.api.microversion import CONSUMER_GENERATIONS, CONSUMER_TYPES, USAGES
-from placement_site.api.viewsets import PlacementViewSet, check_query_decodes, endpoint
+from foundation.api import policy
+from foundation.api.microversion import CONSUMER_GENERATIONS, CONSUMER_TYPES, USAGES
+from foundation.api.viewsets import PlacementViewSet, check_query_decodes, endpoint
 
 
 class ProviderAllocationsViewSet(PlacementViewSet):

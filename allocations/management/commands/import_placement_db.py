@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from allocations.upstream import UpstreamError, schema
 from allocations.upstream.importer import BATCH_SIZE, import_database
-from placement_site.actor import ActorCommandMixin
+from foundation.actor import ActorCommandMixin
 
 
 def verification_table(rows):

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from allocations.management.commands._progress import progress
 from allocations.tree_documents import TreeError, import_document, load_document
-from placement_site.actor import ActorCommandMixin
+from foundation.actor import ActorCommandMixin
 
 
 class Command(ActorCommandMixin, BaseCommand):

@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from allocations.management.commands._progress import progress
 from allocations.tree_documents import TreeError, import_document
-from placement_site.actor import ActorCommandMixin
+from foundation.actor import ActorCommandMixin
 from providers.models import ResourceProvider
 from providers.samples import SAMPLES, sample_document
 

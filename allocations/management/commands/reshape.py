@@ -12,12 +12,12 @@ from allocations.api.reshaper_views import reshape_arguments
 from allocations.api.schemas import reshaper_schema
 from allocations.models import Allocation
 from allocations.reshaper import reshape
-from placement_site.actor import ActorCommandMixin
-from placement_site.api import microversion
-from placement_site.api.exceptions import PlacementError, domain_error_status
-from placement_site.api.viewsets import validate
-from placement_site.domain_errors import DEFAULT_CODE, DomainError
-from placement_site.jsonfile import read_json_file
+from foundation.actor import ActorCommandMixin
+from foundation.api import microversion
+from foundation.api.exceptions import domain_error_status
+from foundation.api.viewsets import validate
+from foundation.domain_errors import DEFAULT_CODE, DomainError
+from foundation.jsonfile import read_json_file
 from providers.models import Inventory, ResourceProvider
 from providers.rules import INVENTORY_DEFAULTS as DEFAULTS
 from providers.rules import INVENTORY_FIELDS
@@ -43,10 +43,8 @@ class Command(ActorCommandMixin, BaseCommand):
             try:
                 validate(payload, reshaper_schema(version), "JSON does not validate: ")
                 reshape(**reshape_arguments(version, payload))
-            except DomainError as exc:
+            except DomainError as exc:  # the schema's 400 too
                 raise _refused(domain_error_status(exc), exc.code, exc.message)
-            except PlacementError as exc:  # the schema's 400
-                raise _refused(exc.status, exc.code, exc.detail)
             after = _state(provider_uuids, consumer_uuids)
             if dry_run:
                 transaction.set_rollback(True)

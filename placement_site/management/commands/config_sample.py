@@ -4,7 +4,7 @@ import textwrap
 from django.core.management.base import BaseCommand
 from oslo_config import cfg
 
-from placement_site import config
+from foundation import config
 
 KEYSTONE_AUTH_NOTE = """\
 # The service user auth_token checks tokens with (keystoneauth options), e.g.:

@@ -3,7 +3,7 @@ import textwrap
 
 from django.core.management.base import BaseCommand
 
-from placement_site.api.policy import BASE_RULES, ENDPOINT_DEFAULTS
+from foundation.api.policy import BASE_RULES, ENDPOINT_DEFAULTS
 
 
 class Command(BaseCommand):

@@ -6,8 +6,8 @@ gating, hence media_first=True.
 from django.utils import timezone
 from rest_framework.response import Response
 
-from placement_site.api.microversion import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
-from placement_site.api.viewsets import PlacementViewSet, endpoint
+from foundation.api.microversion import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
+from foundation.api.viewsets import PlacementViewSet, endpoint
 from providers.api.schemas import AGGREGATES_GENERATION_SCHEMA, AGGREGATES_SCHEMA
 from providers.selectors import providers as selectors
 from providers.services import aggregates as services

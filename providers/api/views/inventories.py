@@ -2,9 +2,9 @@
 from django.utils import timezone
 from rest_framework.response import Response
 
-from placement_site.api.exceptions import NotFound
-from placement_site.api.microversion import DELETE_ALL_INVENTORIES
-from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from foundation.domain_errors import NotFound
+from foundation.api.microversion import DELETE_ALL_INVENTORIES
+from foundation.api.viewsets import PlacementViewSet, endpoint, latest
 from providers.api.schemas import (
     BASE_INVENTORY_SCHEMA,
     POST_INVENTORY_SCHEMA,

@@ -1,8 +1,8 @@
 """/resource_providers/{uuid}/traits (traits.md, provider traits)."""
 from rest_framework.response import Response
 
-from placement_site.api.microversion import TRAITS
-from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from foundation.api.microversion import TRAITS
+from foundation.api.viewsets import PlacementViewSet, endpoint, latest
 from providers.api.schemas import PROVIDER_TRAITS_SCHEMA
 from providers.selectors import providers as selectors
 from providers.services import provider_traits as services

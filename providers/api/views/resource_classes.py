@@ -4,9 +4,9 @@ import json
 from django.db.models import Max
 from rest_framework.response import Response
 
-from placement_site.api.exceptions import BadRequest
-from placement_site.api.microversion import RESOURCE_CLASS_PUT_CREATES, RESOURCE_CLASSES
-from placement_site.api.viewsets import PlacementViewSet, endpoint, latest, validate
+from foundation.domain_errors import InvalidInput
+from foundation.api.microversion import RESOURCE_CLASS_PUT_CREATES, RESOURCE_CLASSES
+from foundation.api.viewsets import PlacementViewSet, endpoint, latest, validate
 from providers.api.schemas import CUSTOM_NAME_SCHEMA
 from providers.api.schemas import RESOURCE_CLASS_BODY_SCHEMA as BODY_SCHEMA
 from providers.exceptions import ResourceClassNotFound
@@ -71,5 +71,5 @@ class ResourceClassViewSet(PlacementViewSet):
 def validate_custom_name(name):
     """Validate a path name as Placement does: as a JSON string against the pattern."""
     if '"' in name or "\\" in name:
-        raise BadRequest(f"Malformed JSON: cannot embed {json.dumps(name)}")
+        raise InvalidInput(f"Malformed JSON: cannot embed {json.dumps(name)}")
     validate(name, CUSTOM_NAME_SCHEMA, "JSON does not validate: ")

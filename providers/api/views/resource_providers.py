@@ -5,9 +5,9 @@ import jsonschema
 from django.utils import timezone
 from rest_framework.response import Response
 
-from placement_site import jsonschemas, uuids
-from placement_site.api.exceptions import BadRequest
-from placement_site.api.microversion import (
+from foundation import jsonschemas, uuids
+from foundation.domain_errors import InvalidInput
+from foundation.api.microversion import (
     CREATE_RETURNS_PROVIDER,
     MIN_VERSION,
     NESTED_PROVIDERS,
@@ -17,7 +17,7 @@ from placement_site.api.microversion import (
     TRAITS,
     ZERO_CAPACITY,
 )
-from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from foundation.api.viewsets import PlacementViewSet, endpoint, latest
 from providers import query_params, rules
 from providers.api.schemas import create_schema, list_query_schema, update_schema
 from providers.selectors import providers as selectors
@@ -85,7 +85,7 @@ class ResourceProviderViewSet(PlacementViewSet):
         params = {key: request.GET.getlist(key)[-1] for key in request.GET}
         refusal = list_query_refusal(params, request.version)
         if refusal is not None:
-            raise BadRequest(f"Invalid query string parameters: {refusal}")
+            raise InvalidInput(f"Invalid query string parameters: {refusal}")
         filters = {key: params[key] for key in ("name", "uuid", "in_tree") if key in params}
         if "member_of" in params:
             filters["member_of"] = query_params.parse_member_of(

@@ -1,9 +1,9 @@
 """/traits and /traits/{name} (traits.md; provider traits live in provider_traits.py)."""
 from rest_framework.response import Response
 
-from placement_site.api.exceptions import BadRequest
-from placement_site.api.microversion import TRAITS
-from placement_site.api.viewsets import PlacementViewSet, endpoint, latest
+from foundation.domain_errors import InvalidInput
+from foundation.api.microversion import TRAITS
+from foundation.api.viewsets import PlacementViewSet, endpoint, latest
 from providers.api.schemas import TRAITS_QUERY_SCHEMA
 from providers.exceptions import TraitNotFound
 from providers.models import ProviderTrait, Trait
@@ -19,7 +19,7 @@ class TraitViewSet(PlacementViewSet):
         if "name" in params:
             value = params["name"]
             if ":" not in value:
-                raise BadRequest(
+                raise InvalidInput(
                     "Badly formatted name parameter. Expected name query string parameter "
                     "in form: ?name=[in|startswith]:[name1,name2|prefix]. "
                     f'Got: "{value}"')
@@ -31,7 +31,7 @@ class TraitViewSet(PlacementViewSet):
         if "associated" in params:
             associated = params["associated"].lower()
             if associated not in ("true", "false"):
-                raise BadRequest(
+                raise InvalidInput(
                     'The query parameter "associated" only accepts "true" or "false"')
             linked = ProviderTrait.objects.values("trait_id")
             traits = (traits.filter(id__in=linked) if associated == "true"

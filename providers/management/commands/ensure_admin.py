@@ -5,7 +5,7 @@ superuser exists yet, so running it again, or on a real deployment that
 already has its own administrators, changes nothing. Change the password
 (or create real accounts with `createsuperuser`) before exposing the site: while
 admin/admin logs in, gunicorn refuses to listen beyond loopback
-(placement_site/development_login.py).
+(foundation/development_login.py).
 """
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand

@@ -1,7 +1,7 @@
 """manage.py sync_standard: add the installed standard traits and resource classes."""
 from django.core.management.base import BaseCommand
 
-from placement_site.actor import ActorCommandMixin
+from foundation.actor import ActorCommandMixin
 from providers.services.standard_names import standard_names_sync
 
 

@@ -6,7 +6,7 @@ from candidates.engine import steps
 from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
 from candidates.resolve import resolve
-from placement_site.api.microversion import Version
+from foundation.api.microversion import Version
 from tests.factories import make_provider
 
 AGG_A = "a0000000-0000-0000-0000-00000000000a"

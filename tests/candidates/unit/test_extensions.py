@@ -5,9 +5,9 @@ import pytest
 from candidates import candidate_set, combine
 from candidates.candidate_set import Facts, Group, Partial
 from candidates.request import parse_request
-from placement_site.api.microversion import Version
-from placement_site import domain_errors as errors
-from placement_site.domain_errors import InvalidInput
+from foundation.api.microversion import Version
+from foundation import domain_errors as errors
+from foundation.domain_errors import InvalidInput
 
 BOTH = frozenset({"root_member_of", "isolate"})
 AZ1 = "a0000000-0000-0000-0000-0000000000a1"

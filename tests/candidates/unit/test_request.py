@@ -4,7 +4,7 @@ import pytest
 from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
 from providers.exceptions import InvalidQuery
-from placement_site.api.microversion import Version
+from foundation.api.microversion import Version
 
 V = Version.parse
 

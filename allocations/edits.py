@@ -1,0 +1,98 @@
+"""The operator's edits of one consumer's allocations (the UI's consumer page).
+
+Each is one allocations_replace() of the consumer's whole allocation set, checked
+against the consumer and provider generations the operator saw, so a concurrent
+change is a conflict, not a silent overwrite; the write's own checks (capacity,
+constraints, inventory) apply as they do to the API's writes.
+"""
+from allocations import exceptions, selectors
+from allocations.models import Consumer
+from allocations.services import ConsumerAllocations, allocations_replace
+
+
+def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
+                    consumer_generation, source_generation, target_generation):
+    """Move a consumer's allocation of one class from one provider to another.
+
+    One allocations_replace() of the consumer's whole allocation set: the class
+    leaves `source_uuid` and is added to `target_uuid` (summed with what the
+    consumer may already hold there); project, user and type are kept. Checked
+    against the consumer generation and both provider generations the caller
+    saw, so a concurrent change is a conflict, not a silent overwrite; the target
+    must have inventory of the class and room for the amount (the write's own
+    capacity checks). Returns the amount moved.
+    Raises ConsumerAllocationsNotFound, AllocationNotHeld, MoveToSameProvider,
+    ConsumerGenerationConflict, ProviderGenerationMismatch, ProviderDoesNotExist,
+    InvalidInventory, InvalidAllocationConstraints, CapacityExceeded,
+    AllocationWriteConflict.
+    """
+    current, wanted, amount = _without_one(consumer_uuid, source_uuid, resource_class)
+    if target_uuid == source_uuid:
+        raise exceptions.MoveToSameProvider(source_uuid, resource_class)
+    on_target = wanted.setdefault(target_uuid, {})
+    on_target[resource_class] = on_target.get(resource_class, 0) + amount
+    _replace_checked(consumer_uuid, current, wanted, consumer_generation,
+                     {source_uuid: source_generation, target_uuid: target_generation})
+    return amount
+
+
+def allocation_remove(*, consumer_uuid, resource_class, provider_uuid, consumer_generation,
+                      provider_generation):
+    """Remove one of a consumer's allocations (one class on one provider), keeping the
+    others; the consumer goes with its last one, as with an empty PUT.
+
+    One allocations_replace() of the consumer's remaining set, checked against the
+    consumer and provider generations the caller saw. Returns the amount removed.
+    Raises ConsumerAllocationsNotFound, AllocationNotHeld, ConsumerGenerationConflict,
+    ProviderGenerationMismatch, AllocationWriteConflict.
+    """
+    current, wanted, amount = _without_one(consumer_uuid, provider_uuid, resource_class)
+    _replace_checked(consumer_uuid, current, wanted, consumer_generation,
+                     {provider_uuid: provider_generation})
+    return amount
+
+
+def _without_one(consumer_uuid, provider_uuid, resource_class):
+    """(the consumer's allocations as read now, its allocation set without `resource_class`
+    on `provider_uuid`, the amount taken off). The write that follows is checked against
+    the generations the caller saw, so reading now is safe."""
+    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
+    if not current.allocations:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    wanted = {rp_uuid: dict(entry["resources"])
+              for rp_uuid, entry in current.allocations.items()}
+    amount = wanted.get(provider_uuid, {}).pop(resource_class, None)
+    if amount is None:
+        raise exceptions.AllocationNotHeld(consumer_uuid, provider_uuid, resource_class)
+    if not wanted[provider_uuid]:
+        del wanted[provider_uuid]
+    return current, wanted, amount
+
+
+def _replace_checked(consumer_uuid, current, wanted, consumer_generation,
+                     provider_generations):
+    """The consumer's allocations become `wanted` (project and user kept), refused unless
+    the consumer and the providers are still at the generations the caller saw."""
+    allocations_replace(
+        consumers=[ConsumerAllocations(
+            consumer_uuid=consumer_uuid, project_id=current.project_id,
+            user_id=current.user_id, allocations=wanted, consumer_type=None,
+            generation=consumer_generation)],
+        provider_generations=provider_generations)
+
+
+def consumer_allocations_remove(*, consumer_uuid, generation):
+    """Remove all of a consumer's allocations (and the consumer), generation-checked.
+
+    Unlike allocations_delete() (DELETE /allocations/{c}, unchecked) this is an
+    allocations_replace() with an empty set and the generation the caller saw.
+    Raises ConsumerAllocationsNotFound, ConsumerGenerationConflict,
+    AllocationWriteConflict.
+    """
+    consumer = (Consumer.objects.filter(uuid=consumer_uuid)
+                .values("project__external_id", "user__external_id").first())
+    if consumer is None:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    allocations_replace(consumers=[ConsumerAllocations(
+        consumer_uuid=consumer_uuid, project_id=consumer["project__external_id"],
+        user_id=consumer["user__external_id"], allocations={}, generation=generation)])

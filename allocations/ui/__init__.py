@@ -1,0 +1,1 @@
+"""The allocations app's operator pages: dashboard, usages, status, consumers."""

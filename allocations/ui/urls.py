@@ -1,0 +1,20 @@
+"""The allocations app's operator pages, composed under /ui/ (namespace "ui") by placement_site.urls."""
+from django.urls import path
+
+from allocations.ui import consumers, overview
+
+urlpatterns = [
+    path("", overview.dashboard, name="dashboard"),
+    path("status/", overview.status, name="status"),
+    path("usages/", overview.usages, name="usages"),
+    path("usages/csv", overview.usages_csv, name="usages-csv"),
+    path("consumers/", consumers.consumer_list, name="consumers"),
+    path("consumers/<str:uuid>/", consumers.consumer_detail, name="consumer"),
+    path("consumers/<str:uuid>/move-to", consumers.consumer_move_target,
+         name="consumer-move-target"),
+    path("consumers/<str:uuid>/move", consumers.consumer_move, name="consumer-move"),
+    path("consumers/<str:uuid>/remove-one", consumers.consumer_remove_one,
+         name="consumer-remove-one"),
+    path("consumers/<str:uuid>/remove", consumers.consumer_remove,
+         name="consumer-remove"),
+]

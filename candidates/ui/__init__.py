@@ -1,0 +1,1 @@
+"""The candidates app's operator pages: the explorer, its CSV and "why not?"."""

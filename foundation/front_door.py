@@ -1,0 +1,24 @@
+"""The front door's request-line limit, written once: nginx's header buffers (serve.py),
+gunicorn's limit_request_line and limit_request_field_size (gunicorn_conf.py), and the
+operator UI, which says when a query is too long to travel in a URL (candidates.ui.pages).
+
+No Django here: gunicorn's master reads this module before Django is set up.
+"""
+
+# bytes of a request line ("GET /path?query HTTP/1.1") or of one header line: gunicorn's
+# largest; a longer one is answered 400 with Placement's error body
+REQUEST_LINE_LIMIT = 8190
+# nginx keeps a request line and its CRLF in one of these buffers
+HEADER_BUFFER = REQUEST_LINE_LIMIT + 2
+
+
+def request_line_bytes(path_and_query, method="GET"):
+    """The size of the request line that asks for `path_and_query` (ASCII, as sent)."""
+    return len(f"{method} {path_and_query} HTTP/1.1".encode())
+
+
+def fits_in_link(path_and_query):
+    """True when a page's URL is short enough to be a link: its request line within half
+    the limit, as the URL also comes back in the next request's Referer header line,
+    after the scheme and host."""
+    return request_line_bytes(path_and_query) <= REQUEST_LINE_LIMIT // 2

@@ -1,0 +1,1 @@
+"""Helpers every app's operator pages use: numbers, row links, name order."""
