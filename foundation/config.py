@@ -52,6 +52,32 @@ OPTIONS = {
                         "under the data directory."),
         cfg.IntOpt("conn_max_age", default=60, min=0,
                    help="Seconds a PostgreSQL connection is kept for later requests."),
+        # Time limits and the per-process pool (settings.database_limits, db_pool.py)
+        cfg.FloatOpt("statement_timeout", default=30, min=0,
+                     help="Seconds a statement may run before the database cancels it "
+                          "(the request is answered 503 and nothing of it is applied); "
+                          "below [api] request_timeout. 0: no limit."),
+        cfg.FloatOpt("lock_timeout", default=10, min=0,
+                     help="Seconds a statement may wait for a lock another writer "
+                          "holds; then the request is answered 409 "
+                          "placement.concurrent_update and nothing of it is applied. "
+                          "0: no limit."),
+        cfg.IntOpt("max_pool_size", default=5, min=1,
+                   help="Most connections a served process (a gunicorn worker) holds "
+                        "to each database; a thread beyond it waits for one "
+                        "(pool_timeout). Nodes x workers x min(threads, max_pool_size) "
+                        "must stay below the database's max_connections "
+                        "(placement-status upgrade check warns)."),
+        cfg.FloatOpt("pool_timeout", default=10, min=0,
+                     help="Seconds a request waits for a free connection of its "
+                          "process before it is answered 503."),
+        cfg.FloatOpt("conn_max_idle", default=10, min=0.5,
+                     help="Seconds a served process keeps a connection no request "
+                          "uses; then it is closed, so the database's sessions come "
+                          "back after a burst of load."),
+        cfg.IntOpt("api_nodes", default=1, min=1,
+                   help="API nodes (placement-api machines) sharing this database: "
+                        "only for the upgrade check's connection budget."),
         cfg.StrOpt("sqlite_test_name",
                    help="SQLite file the test suite creates (default: in memory)."),
         cfg.ListOpt("slave_connection", default=[], secret=True,
@@ -73,6 +99,16 @@ OPTIONS = {
                    help="noauth2: X-Auth-Token 'user[:project]', token 'admin' is an "
                         "administrator (development only). keystone: tokens validated by "
                         "keystonemiddleware's auth_token, configured in [keystone_authtoken]."),
+        cfg.IntOpt("workers", default=2, min=1,
+                   help="gunicorn worker processes placement-api starts (--workers "
+                        "overrides)."),
+        cfg.IntOpt("threads", default=4, min=1,
+                   help="Threads per worker (--threads overrides)."),
+        cfg.IntOpt("request_timeout", default=120, min=10,
+                   help="Seconds the front door (nginx) waits for the API's answer "
+                        "before it answers 504. A write not committed 5 s before then "
+                        "is rolled back, so none lands after its client was told it "
+                        "timed out."),
         cfg.IntOpt("max_request_body_size", default=16 * 1024 * 1024, min=1024,
                    help="Largest request body accepted, in bytes; a larger one is refused "
                         "with 413 before it is read (a reshaper body for a 2,000-provider "
@@ -160,6 +196,15 @@ CORS_DEFAULTS = {
 ENVIRONMENT = {
     "DATABASE_URL": ("placement_database", "connection"),
     "DATABASE_CONN_MAX_AGE": ("placement_database", "conn_max_age"),
+    "DATABASE_STATEMENT_TIMEOUT": ("placement_database", "statement_timeout"),
+    "DATABASE_LOCK_TIMEOUT": ("placement_database", "lock_timeout"),
+    "DATABASE_MAX_POOL_SIZE": ("placement_database", "max_pool_size"),
+    "DATABASE_POOL_TIMEOUT": ("placement_database", "pool_timeout"),
+    "DATABASE_CONN_MAX_IDLE": ("placement_database", "conn_max_idle"),
+    "PLACEMENT_API_NODES": ("placement_database", "api_nodes"),
+    "PLACEMENT_WORKERS": ("api", "workers"),
+    "PLACEMENT_THREADS": ("api", "threads"),
+    "PLACEMENT_REQUEST_TIMEOUT": ("api", "request_timeout"),
     "SQLITE_TEST_NAME": ("placement_database", "sqlite_test_name"),
     "DATABASE_REPLICA_URLS": ("placement_database", "slave_connection"),
     "DATABASE_REPLICA_MAX_LAG": ("placement_database", "replica_max_lag"),

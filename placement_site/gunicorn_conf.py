@@ -11,6 +11,8 @@
   connections are kept longer than clients wait between requests. Command-line flags
   still override each.
 
+- Each worker bounds its database connections and closes idle ones
+  (foundation/db_pool.py, [placement_database] max_pool_size, conn_max_idle).
 - The master checks placement.conf and the policy file once before it forks, so that a
   bad value stops the start with one line naming the option (each worker failing on its
   own ends in gunicorn tracebacks).
@@ -74,8 +76,13 @@ def on_starting(server):
 
 
 def post_worker_init(worker):
+    from django.conf import settings
+
+    from foundation import db_pool
     from foundation.ops import collector, metrics
 
+    # A served process holds a bounded number of connections and gives idle ones back.
+    db_pool.serve(**settings.PLACEMENT_DB_POOL)
     metrics.worker_started()
     collector.freeze_startup_objects()
 

@@ -3,20 +3,32 @@
 Roof: readiness asks the apps (through their selectors, never their models).
 ObservabilityMiddleware answers both (settings.PLACEMENT_OPERATOR_ENDPOINTS).
 
-Both are cheap: liveness touches nothing; readiness runs `SELECT 1`, asks the
-migration executor for an empty plan (remembered once true: applied migrations stay
+Behind placement-api, nginx answers /healthz itself (serve.py): liveness must not wait
+for a thread, and a process whose threads all wait on the database is alive (restarting
+it would not help). Both are cheap: liveness touches nothing; readiness runs `SELECT 1`,
+asks the migration executor for an empty plan (remembered once true: applied migrations stay
 applied while the process lives) and asks providers whether the standard names are
 synced (two lookups by unique name, no table scans).
 """
 import json
+import logging
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, InterfaceError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpResponse
 
+from foundation import db_faults
 from providers.selectors.catalogue import standard_names_synced
 
+LOG = logging.getLogger(__name__)
 _migrations_applied = False
+_REASONS = {
+    db_faults.UNAVAILABLE: "the database is unavailable (down, restarting, or no "
+                           "connection free)",
+    db_faults.TIMED_OUT: "the database did not answer within statement_timeout",
+    db_faults.LOCK_TIMEOUT: "a lock was held too long",
+}
+_OTHER = "the database refused the check"
 
 
 def _json(status, document):
@@ -63,8 +75,11 @@ def readyz(request):
     for name, check in READINESS_CHECKS:
         try:
             checks[name] = "ok" if check() else "failed"
-        except DatabaseError as exc:
-            checks[name] = f"failed: {type(exc).__name__}: {exc}".strip()
+        except (DatabaseError, InterfaceError) as exc:
+            # Why, in words safe to show; the database's own (hosts, ports) in the log.
+            LOG.warning("readiness check %s failed: %s: %s", name, type(exc).__name__,
+                        " ".join(str(exc).split()))
+            checks[name] = f"failed: {_REASONS.get(db_faults.kind(exc), _OTHER)}"
         if checks[name] != "ok":
             return _json(503, {"status": "not ready", "checks": checks})
     return _json(200, {"status": "ready", "checks": checks})

@@ -8,9 +8,22 @@ that sends slowly or stops half-way holds a socket in nginx, never a gunicorn th
 refuses what is too large or too slow with Placement's JSON error body, and keeps idle
 keep-alive connections longer than clients wait between requests. gunicorn
 (gunicorn_conf.py: its own threaded worker) listens on a private unix socket and gets only
-whole requests. This process starts both, stops both on SIGTERM/SIGINT, passes SIGHUP
-on (gunicorn restarts its workers, nginx rereads its configuration), and stops the other
-when one exits.
+whole requests. This process starts both and stops the other when one exits.
+
+Never a replayed write: nginx makes one attempt per request (proxy_next_upstream off)
+on a fresh connection to gunicorn (no upstream keep-alive: a kept connection that its
+worker closes would be a failed attempt), so a client's answer is about its own attempt.
+A worker that dies mid-request gets its client a 503 saying a write may or may not have
+been applied; the client reads it back, as nova does.
+
+Signals: SIGHUP reloads gunicorn only (new workers, the old ones finish what they have
+accepted: gunicorn_worker.py); nginx's configuration never changes while it runs, and
+reloading it would close its clients' idle connections. SIGTERM/SIGINT stop nginx
+gracefully first (it stops listening and waits for its requests' answers), then
+gunicorn, so no request in flight is dropped.
+
+Liveness (/healthz, when public) is nginx's own answer: it must not wait behind busy
+threads. /readyz goes to gunicorn with a short read timeout; no answer is "not ready".
 
 The limits (docs/operators/front-door.md): the request body is at most
 `[api] max_request_body_size` (413); a request line or one header line at most
@@ -35,19 +48,28 @@ from foundation.front_door import HEADER_BUFFER
 PROG = "placement-api"
 
 CLIENT_TIMEOUT = 30
+READINESS_TIMEOUT = 5  # seconds /readyz may wait for a thread before it says not ready
+RETRY_AFTER = 5
 KEEPALIVE = 75  # clients (keystoneauth, the CLI) reuse connections after pauses of seconds
 # nginx's own refusals, each in Placement's error body: status -> detail
 _NGINX_ERRORS = {
     400: "$placement_bad_request",  # the map in nginx_conf
     413: "The request body is larger than {limit} bytes, the largest accepted.",
     500: "The front door failed.",
-    502: "The API service is not answering.",
+    502: "$placement_no_answer",  # the map in nginx_conf: a write may have been applied
     503: "The API service is not answering.",
-    504: "The API service took too long to answer.",
+    504: "The API service took too long to answer; nothing is committed after this "
+         "answer, but read back what this request changes before retrying it.",
 }
+# A worker died or could not be reached: a read is safe to retry, a write is unknown.
+_NO_ANSWER_READ = "The API service is not answering; please retry."
+_NO_ANSWER_WRITE = ("The API service stopped while handling this request: it may or may "
+                    "not have been applied. Read it back before retrying.")
 # 414 (request line too large) and 494 (header too large) are nginx's 400s; Placement says 400
 _ERROR_PAGES = {400: "400 414 494", 413: "413", 500: "500", 502: "502", 503: "503",
                 504: "504"}
+# Answered with another status: an upstream that failed is unavailable (Retry-After).
+_ANSWERED_AS = {502: 503}
 _MALFORMED = "The request line or a header is too large, or the request is malformed."
 _REQUEST_ID = "@REQUEST_ID@"
 # Where nginx finds its error pages (a named location cannot answer a request line it
@@ -59,18 +81,56 @@ def _error_location(status, limit):
     from foundation.api.errors import error_body
 
     detail = _NGINX_ERRORS[status].format(limit=limit)
-    text = json.dumps(error_body(status, detail, _REQUEST_ID))
+    answered = _ANSWERED_AS.get(status, status)
+    text = json.dumps(error_body(answered, detail, _REQUEST_ID))
     # nginx's quoted strings: backslashes and quotes escaped; the request id is a variable
     text = text.replace("\\", "\\\\").replace("'", "\\'")
     text = text.replace(_REQUEST_ID, "$placement_request_id")
+    retry = (f"      add_header Retry-After {RETRY_AFTER} always;\n"
+             if answered == 503 else "")
     return (f"    location = {_ERROR_PATH}{status} {{\n"
             f"      internal;\n"
             f"      add_header x-openstack-request-id $placement_request_id always;\n"
-            f"      return {status} '{text}';\n"
+            f"{retry}"
+            f"      return {answered} '{text}';\n"
             f"    }}\n")
 
 
-def nginx_conf(run_dir, bind, max_body, access_log=False, workers="auto"):
+_PROXY = """      proxy_pass http://placement;
+      proxy_http_version 1.1;
+      proxy_set_header Connection close;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $placement_forwarded_proto;
+      proxy_next_upstream off;
+"""
+
+
+def _probe_locations(public_paths):
+    """/healthz answered by nginx itself; /readyz with a short wait for a thread."""
+    if "/healthz" not in public_paths:
+        return ""
+    ready = json.dumps({"status": "not ready", "checks": {
+        "api": f"failed: no worker thread answered within {READINESS_TIMEOUT} s"}})
+    return f"""    location = /healthz {{
+      add_header Cache-Control no-store always;
+      add_header x-openstack-request-id $placement_request_id always;
+      return 200 '{{"status": "ok"}}';
+    }}
+    location = /readyz {{
+{_PROXY}      proxy_read_timeout {READINESS_TIMEOUT}s;
+      proxy_intercept_errors off;
+      error_page 502 503 504 = @not_ready;
+    }}
+    location @not_ready {{
+      add_header Cache-Control no-store always;
+      return 503 '{ready}';
+    }}
+"""
+
+
+def nginx_conf(run_dir, bind, max_body, access_log=False, workers="auto",
+               read_timeout=120, public_paths=("/healthz",)):
     """nginx's configuration: listen on `bind`, pass to gunicorn's socket in run_dir."""
     from foundation.api.errors import CONTENT_LENGTH_NOT_INTEGER
 
@@ -113,28 +173,28 @@ http {{
     "~^[0-9]+$" "{_MALFORMED}";
   }}
   # A TLS proxy in front of this one says the scheme; otherwise it is this one's
+  # A failed upstream: a read is safe to repeat, a write may have been applied
+  map $request_method $placement_no_answer {{
+    default "{_NO_ANSWER_WRITE}";
+    GET "{_NO_ANSWER_READ}";
+    HEAD "{_NO_ANSWER_READ}";
+  }}
   map $http_x_forwarded_proto $placement_forwarded_proto {{
     default $http_x_forwarded_proto;
     "" $scheme;
   }}
+  # No keepalive: a kept connection closed by its worker (a reload, a restart) would
+  # fail a request no worker saw, and retrying it could replay a write.
   upstream placement {{
     server unix:{run_dir}/gunicorn.sock;
-    keepalive 64;
-    keepalive_timeout 60s;  # below gunicorn's keep-alive: nginx closes idle ones first
   }}
   server {{
     listen {bind};
     default_type application/json;
 {error_pages}    location / {{
-      proxy_pass http://placement;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto $placement_forwarded_proto;
-      proxy_read_timeout 120s;
+{_PROXY}      proxy_read_timeout {read_timeout}s;
     }}
-{locations}  }}
+{_probe_locations(public_paths)}{locations}  }}
 }}
 """
 
@@ -152,8 +212,10 @@ def _parse(argv):
         prog=PROG, description="Serve Placement: nginx in front of gunicorn.")
     parser.add_argument("--bind", default="127.0.0.1:8778",
                         help="HOST:PORT nginx listens on (default %(default)s)")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument("--workers", type=int,
+                        help="gunicorn worker processes (default: [api] workers)")
+    parser.add_argument("--threads", type=int,
+                        help="threads per worker (default: [api] threads)")
     parser.add_argument("--timeout", type=int, default=30,
                         help="gunicorn's worker timeout, seconds")
     parser.add_argument("--log-level", default="info")
@@ -170,6 +232,8 @@ def main(argv=None):
         conf = config.load()
     except config.ConfigError as exc:
         fail(PROG, f"configuration error: {exc}")
+    args.workers = args.workers or conf.api.workers
+    args.threads = args.threads or conf.api.threads
     if not os.access(args.nginx, os.X_OK):
         fail(PROG, f"no nginx at {args.nginx} (apt-get install nginx)")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "placement_site.settings")
@@ -178,7 +242,9 @@ def main(argv=None):
     conf_path = os.path.join(run_dir, "nginx.conf")
     with open(conf_path, "w") as handle:
         handle.write(nginx_conf(run_dir, args.bind, conf.api.max_request_body_size,
-                                access_log=args.access_log))
+                                access_log=args.access_log,
+                                read_timeout=conf.api.request_timeout,
+                                public_paths=conf.django.public_paths))
     socket_path = os.path.join(run_dir, "gunicorn.sock")
     children = []
     asked_to_stop = []
@@ -187,9 +253,8 @@ def main(argv=None):
         asked_to_stop.append(signum)
 
     def on_reload(signum, frame):
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signal.SIGHUP)
+        if children and children[0].poll() is None:   # gunicorn only (module docstring)
+            children[0].send_signal(signal.SIGHUP)
 
     def running():
         return not asked_to_stop and all(child.poll() is None for child in children)
@@ -203,6 +268,9 @@ def main(argv=None):
              "--config", "python:placement_site.gunicorn_conf",
              "--bind", f"unix:{socket_path}", "--workers", str(args.workers),
              "--threads", str(args.threads), "--timeout", str(args.timeout),
+             "--worker-class", "placement_site.gunicorn_worker.DrainingThreadWorker",
+             # a reload lets the old workers finish what the front door still waits for
+             "--graceful-timeout", str(conf.api.request_timeout),
              "--log-level", args.log_level], preexec_fn=_die_with_parent))
         while running() and not os.path.exists(socket_path):  # nginx once gunicorn listens
             time.sleep(0.05)
@@ -213,7 +281,7 @@ def main(argv=None):
         while running():
             time.sleep(0.2)
     finally:
-        _stop(children, args.timeout + 5)
+        _stop(children, conf.api.request_timeout + 5)
         shutil.rmtree(run_dir, ignore_errors=True)
     if asked_to_stop:
         return 0
@@ -221,13 +289,13 @@ def main(argv=None):
 
 
 def _stop(children, grace):
-    """SIGTERM to each child still running, SIGKILL to any still there after `grace` s."""
+    """Stop nginx gracefully (SIGQUIT: no new requests, the ones in flight answered),
+    then gunicorn (SIGTERM: graceful); SIGKILL to any still there after `grace` s."""
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)  # stopping already: once is enough
-    for child in children:
+    for child, signum in reversed(list(zip(children, (signal.SIGTERM, signal.SIGQUIT)))):
         if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    for child in children:
+            child.send_signal(signum)
         try:
             child.wait(timeout=grace)
         except subprocess.TimeoutExpired:

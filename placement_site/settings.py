@@ -44,6 +44,7 @@ def database_from_url(url):
     # behind pgbouncer, which drops `options`, set it on the role
     # (docs/operators/production.md#the-database).
     options.setdefault("options", "-c jit=off")
+    options["options"] = postgresql_session_options(options["options"])
     return {
         "ENGINE": "foundation.postgresql",   # Django's, checked without a round trip
         "NAME": unquote(parsed.path.lstrip("/")) or "placement",
@@ -58,6 +59,32 @@ def database_from_url(url):
         "DISABLE_SERVER_SIDE_CURSORS": True,
         "OPTIONS": options,
     }
+
+
+# --- time limits and connections (one place; a MySQL backend adds its own here) -------
+
+COMMIT_DEADLINE_MARGIN = 5  # seconds before the front door's timeout a commit is refused
+
+
+def postgresql_session_options(startup):
+    """libpq's `options` startup parameter with the statement and lock timeouts
+    ([placement_database] statement_timeout, lock_timeout), unless it sets them itself.
+    pgbouncer drops `options`: behind it set them on the role (production.md)."""
+    for name, seconds in (("statement_timeout", CONF.placement_database.statement_timeout),
+                          ("lock_timeout", CONF.placement_database.lock_timeout)):
+        if seconds and f"{name}=" not in startup:
+            startup += f" -c {name}={int(seconds * 1000)}"
+    return startup.strip()
+
+
+# The per-process connection bound of served processes (foundation/db_pool.py).
+PLACEMENT_DB_POOL = {
+    "max_pool_size": CONF.placement_database.max_pool_size,
+    "pool_timeout": CONF.placement_database.pool_timeout,
+    "conn_max_idle": CONF.placement_database.conn_max_idle,
+}
+# No commit after this many seconds of a request (foundation/db_faults.py).
+PLACEMENT_COMMIT_DEADLINE = max(1, CONF.api.request_timeout - COMMIT_DEADLINE_MARGIN)
 
 
 def replica_from_url(url):

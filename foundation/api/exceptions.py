@@ -8,11 +8,11 @@ api/errors.py writes the body; views never build error responses.
 """
 import logging
 
-from django.db import DataError, OperationalError
+from django.db import DataError
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 
-from foundation import domain_errors
+from foundation import db_faults, domain_errors
 from foundation.api import errors
 
 LOG = logging.getLogger(__name__)
@@ -28,10 +28,6 @@ class UnsupportedMediaType(domain_errors.InvalidInput):
 
 class MethodNotAllowed(domain_errors.DomainError):
     """The route exists, not for this method (405, with Allow)."""
-
-
-def _is_database_locked(exc):
-    return "locked" in str(exc).lower() or "busy" in str(exc).lower()
 
 
 # The HTTP status of each kind of error (most specific first).
@@ -66,16 +62,38 @@ def exception_response(request, exc):
         )
     if isinstance(exc, drf_exceptions.APIException):
         return errors.error_response(request, exc.status_code, str(exc.detail))
+    database_failure = db_faults.kind(exc)
+    if database_failure is not None:
+        return database_failure_response(request, exc, database_failure)
     if isinstance(exc, DataError):
         # e.g. a NUL character or an out-of-range number the database refuses to store
         return errors.error_response(request, 400, f"Invalid input: {exc}")
-    if isinstance(exc, OperationalError) and _is_database_locked(exc):
-        # SQLite's busy timeout ran out: another writer held the lock too long.
-        return errors.error_response(
-            request, 409, "The database is busy with another update; please retry.",
-            code=domain_errors.CONCURRENT_UPDATE,
-        )
     return None
+
+
+RETRY_AFTER = "5"  # seconds; a restarting database or a burst is usually over by then
+_UNAVAILABLE = "The database is unavailable; please retry."
+_OUTCOME_UNKNOWN = ("The database connection was lost while this request was being "
+                    "committed: it may or may not have been applied. Read it back before "
+                    "retrying.")
+_TIMED_OUT = "The database took too long; nothing of this request was applied. Please retry."
+_LOCKED = ("Another update held a lock too long; nothing of this request was applied. "
+           "Please retry.")
+
+
+def database_failure_response(request, exc, failure):
+    """503 (409 for a lock wait) in Placement's form; the database's own words (hosts,
+    ports, SQL) only in the log, under the request id."""
+    LOG.warning("database %s serving %s %s (%s): %s: %s", failure,
+                getattr(request, "method", ""), getattr(request, "path", ""),
+                getattr(request, "request_id", ""), type(exc).__name__,
+                " ".join(str(exc).split()))
+    if failure == db_faults.LOCK_TIMEOUT:
+        return errors.error_response(request, 409, _LOCKED,
+                                     code=domain_errors.CONCURRENT_UPDATE)
+    detail = (_OUTCOME_UNKNOWN if db_faults.outcome_unknown(exc)
+              else _TIMED_OUT if failure == db_faults.TIMED_OUT else _UNAVAILABLE)
+    return errors.error_response(request, 503, detail, headers={"Retry-After": RETRY_AFTER})
 
 
 def exception_handler(exc, context):

@@ -16,6 +16,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.module_loading import import_string
 
 from foundation.actor import acting_as
+from foundation.db_faults import request_deadline
 from foundation.api import auth, errors, microversion
 from foundation.api.exceptions import exception_response
 
@@ -44,14 +45,16 @@ def is_root_path(path):
 class RequestIdMiddleware:
     """Give every request a fresh req-<uuid4> id and echo it on every response, which
     also gets its Content-Length (as Placement's answers do; gunicorn would send the
-    refusals of the stages below chunked)."""
+    refusals of the stages below chunked). The request's commit deadline starts here."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         request.request_id = f"req-{uuid.uuid4()}"
-        response = self.get_response(request)
+        # No commit after the front door has given up on the request (db_faults).
+        with request_deadline(settings.PLACEMENT_COMMIT_DEADLINE):
+            response = self.get_response(request)
         response[REQUEST_ID_HEADER] = request.request_id
         if not response.streaming and "Content-Length" not in response:
             response["Content-Length"] = str(len(response.content))
@@ -341,8 +344,12 @@ class BodyFramingMiddleware:
         response = exception_response(request, exc)
         if response is not None:
             return response
-        LOG.exception("Unexpected error serving %s %s", request.method, request.path)
+        request_id = getattr(request, "request_id", "")
+        LOG.exception("Unexpected error serving %s %s (%s)", request.method, request.path,
+                      request_id)
         version = getattr(request, "placement_version", None)
-        body = errors.error_body(500, f"{type(exc).__name__}: {exc}",
-                                 getattr(request, "request_id", ""), version=version)
+        # The exception's words stay in the log: they can name hosts, ports or SQL.
+        body = errors.error_body(
+            500, f"Unexpected {type(exc).__name__}; the service log has the details "
+                 f"under request id {request_id}.", request_id, version=version)
         return HttpResponse(json.dumps(body), status=500, content_type="application/json")

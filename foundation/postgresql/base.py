@@ -14,8 +14,15 @@ import select
 from django.db.backends.postgresql import base
 from psycopg2 import extensions
 
+from foundation.db_faults import CommitGuard
+from foundation.db_pool import BoundedConnections
 
-class DatabaseWrapper(base.DatabaseWrapper):
+
+class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
+    """Also: no commit past the request's deadline, a commit cut off by a lost connection
+    is marked as of unknown outcome (db_faults); served processes hold a bounded number
+    of connections and release idle ones (db_pool). A MySQL backend takes the same two
+    mixins."""
 
     def is_usable(self):
         raw = self.connection
