@@ -22,3 +22,20 @@ def fits_in_link(path_and_query):
     the limit, as the URL also comes back in the next request's Referer header line,
     after the scheme and host."""
     return request_line_bytes(path_and_query) <= REQUEST_LINE_LIMIT // 2
+
+
+# nginx stamps each request with the time it passed it on (serve.py), so that the commit
+# deadline counts the time a request waited for a free thread too.
+REQUEST_START_HEADER = "X-Placement-Request-Start"
+_REQUEST_START_META = "HTTP_" + REQUEST_START_HEADER.upper().replace("-", "_")
+
+
+def seconds_left(meta, budget, now):
+    """What remains of `budget` seconds since the front door passed the request on
+    (`now`: time.time()); the whole budget without the stamp (no front door). A stamp
+    can only shorten the budget."""
+    try:
+        waited = now - float(meta.get(_REQUEST_START_META, ""))
+    except ValueError:
+        return budget
+    return budget - max(0.0, waited)

@@ -43,7 +43,7 @@ import time
 
 from foundation import config
 from placement_site.cmd import fail
-from foundation.front_door import HEADER_BUFFER
+from foundation.front_door import HEADER_BUFFER, REQUEST_START_HEADER
 
 PROG = "placement-api"
 
@@ -56,15 +56,14 @@ _NGINX_ERRORS = {
     400: "$placement_bad_request",  # the map in nginx_conf
     413: "The request body is larger than {limit} bytes, the largest accepted.",
     500: "The front door failed.",
-    502: "$placement_no_answer",  # the map in nginx_conf: a write may have been applied
+    # a worker died or could not be reached: a read is safe to repeat, a write unknown
+    502: ("The API service stopped while handling this request. A read can be retried; "
+          "a write may or may not have been applied: read it back before retrying."),
     503: "The API service is not answering.",
     504: "The API service took too long to answer; nothing is committed after this "
          "answer, but read back what this request changes before retrying it.",
 }
-# A worker died or could not be reached: a read is safe to retry, a write is unknown.
-_NO_ANSWER_READ = "The API service is not answering; please retry."
-_NO_ANSWER_WRITE = ("The API service stopped while handling this request: it may or may "
-                    "not have been applied. Read it back before retrying.")
+
 # 414 (request line too large) and 494 (header too large) are nginx's 400s; Placement says 400
 _ERROR_PAGES = {400: "400 414 494", 413: "413", 500: "500", 502: "502", 503: "503",
                 504: "504"}
@@ -96,13 +95,14 @@ def _error_location(status, limit):
             f"    }}\n")
 
 
-_PROXY = """      proxy_pass http://placement;
+_PROXY = f"""      proxy_pass http://placement;
       proxy_http_version 1.1;
       proxy_set_header Connection close;
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header X-Forwarded-Proto $placement_forwarded_proto;
       proxy_next_upstream off;
+      proxy_set_header {REQUEST_START_HEADER} $msec;
 """
 
 
@@ -135,7 +135,8 @@ def nginx_conf(run_dir, bind, max_body, access_log=False, workers="auto",
     from foundation.api.errors import CONTENT_LENGTH_NOT_INTEGER
 
     user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
-    error_pages = "".join(f"    error_page {codes} ={status} {_ERROR_PATH}{status};\n"
+    error_pages = "".join(f"    error_page {codes} ={_ANSWERED_AS.get(status, status)} "
+                          f"{_ERROR_PATH}{status};\n"
                           for status, codes in _ERROR_PAGES.items())
     locations = "".join(_error_location(status, max_body) for status in _NGINX_ERRORS)
     temp = "".join(f"  {kind}_temp_path {run_dir}/{kind};\n"
@@ -173,12 +174,6 @@ http {{
     "~^[0-9]+$" "{_MALFORMED}";
   }}
   # A TLS proxy in front of this one says the scheme; otherwise it is this one's
-  # A failed upstream: a read is safe to repeat, a write may have been applied
-  map $request_method $placement_no_answer {{
-    default "{_NO_ANSWER_WRITE}";
-    GET "{_NO_ANSWER_READ}";
-    HEAD "{_NO_ANSWER_READ}";
-  }}
   map $http_x_forwarded_proto $placement_forwarded_proto {{
     default $http_x_forwarded_proto;
     "" $scheme;

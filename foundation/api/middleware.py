@@ -6,6 +6,7 @@ stages after the request id, and get the browser protections of PageSecurityMidd
 """
 import json
 import logging
+import time
 import uuid
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.module_loading import import_string
 
+from foundation import front_door
 from foundation.actor import acting_as
 from foundation.db_faults import request_deadline
 from foundation.api import auth, errors, microversion
@@ -53,7 +55,8 @@ class RequestIdMiddleware:
     def __call__(self, request):
         request.request_id = f"req-{uuid.uuid4()}"
         # No commit after the front door has given up on the request (db_faults).
-        with request_deadline(settings.PLACEMENT_COMMIT_DEADLINE):
+        with request_deadline(front_door.seconds_left(
+                request.META, settings.PLACEMENT_COMMIT_DEADLINE, time.time())):
             response = self.get_response(request)
         response[REQUEST_ID_HEADER] = request.request_id
         if not response.streaming and "Content-Length" not in response:

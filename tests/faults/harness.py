@@ -1,0 +1,222 @@
+"""Real servers for the fault suite: a private PostgreSQL 15 (initdb, pg_ctl) and
+placement-api (nginx in front of gunicorn, placement_site/serve.py) on ports
+19400-19499, claim writers and candidate readers, and the ledger they keep.
+
+The ledger: every answer a client got, and what the client believes of each consumer
+afterwards. A definite answer (204, or an error that says nothing was applied) is
+believed; an answer that says the outcome is unknown (or a 504) is resolved by reading
+the consumer back, as nova does. check() then compares the beliefs with the database:
+no claim the client was told failed is saved (phantom), none it was told succeeded is
+missing (lost), no provider is over capacity, and every error was a clean JSON answer.
+"""
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psycopg2
+
+ROOT = Path(__file__).resolve().parents[2]
+PORTS = range(19400, 19500)
+VERSION = "placement 1.28"
+CAPACITY = 48   # VCPU of each provider: writers of 1-4 VCPU contend for it
+INTERNALS = ("psycopg2", "connection to server", "SELECT ", "Traceback",
+             "too many clients", "OperationalError")
+
+
+def free_port():
+    for port in PORTS:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 19400-19499")
+
+
+def wait_for(check, timeout=60, what="it"):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if check():
+                return
+        except (OSError, psycopg2.Error, http.client.HTTPException):
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"gave up waiting for {what}")
+        time.sleep(0.1)
+
+
+class Database:
+    """A private PostgreSQL instance; as the postgres user when we are root."""
+
+    def __init__(self, bindir, workdir):
+        self.bindir, self.workdir = bindir, workdir
+        self.data = workdir / "data"
+        self.port = free_port()
+
+    def _as_postgres(self, *command):
+        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        return [*prefix, *map(str, command)]
+
+    def pg_ctl(self, action, *extra):
+        subprocess.run(self._as_postgres(self.bindir / "pg_ctl", "-D", self.data, "-w",
+                                         "-t", "60", "-l", self.workdir / "postgres.log",
+                                         action, *extra),
+                       check=True, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def start(self, first=False):
+        if first:
+            subprocess.run(self._as_postgres(self.bindir / "initdb", "-D", self.data, "-U",
+                                             "postgres", "--auth=trust", "--no-sync",
+                                             "-E", "UTF8", "--locale=C"),
+                           check=True, cwd="/", stdout=subprocess.DEVNULL)
+            with open(self.data / "postgresql.conf", "a") as conf:
+                conf.write(f"port = {self.port}\nlisten_addresses = '127.0.0.1'\n"
+                           f"unix_socket_directories = '{self.workdir}'\n"
+                           "fsync = off\nmax_connections = 30\ntimezone = 'UTC'\n")
+        self.pg_ctl("start")
+
+    def stop(self, mode="fast"):
+        self.pg_ctl("stop", "-m", mode)
+
+    def url(self, name):
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+    def query(self, sql, params=(), database="postgres"):
+        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres",
+                                dbname=database, connect_timeout=5)
+        try:
+            conn.autocommit = True
+            with conn.cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else None
+        finally:
+            conn.close()
+
+    def sessions(self, database):
+        return self.query("SELECT count(*) FROM pg_stat_activity WHERE datname = %s "
+                          "AND pid <> pg_backend_pid()", [database])[0][0]
+
+    def hold_lock(self, database, table, seconds):
+        """LOCK `table` (every mode conflicts) for `seconds`, in a thread."""
+        def hold():
+            conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres",
+                                    dbname=database)
+            try:
+                with conn.cursor() as cursor:
+                    cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+                    locked.set()
+                    time.sleep(seconds)
+                conn.rollback()
+            finally:
+                conn.close()
+        locked = threading.Event()
+        thread = threading.Thread(target=hold, daemon=True)
+        thread.start()
+        locked.wait(10)
+        return thread
+
+
+class Server:
+    """placement-api on its own port, with its log in a file."""
+
+    def __init__(self, database_url, workdir, workers=2, threads=4, **variables):
+        self.port = free_port()
+        self.log = workdir / f"server-{self.port}.log"
+        environ = {k: v for k, v in os.environ.items()
+                   if not k.startswith(("PG", "DATABASE_", "PLACEMENT_"))}
+        environ.update(DATABASE_URL=database_url, PLACEMENT_DATA_DIR=str(workdir / "data"),
+                       PROMETHEUS_MULTIPROC_DIR=str(workdir / f"prometheus-{self.port}"))
+        environ.update({k: str(v) for k, v in variables.items()})
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "placement_site.serve", "--bind",
+                 f"127.0.0.1:{self.port}", "--workers", str(workers), "--threads",
+                 str(threads), "--log-level", "warning"],
+                cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT)
+        wait_for(lambda: self.call("GET", "/resource_providers")[0] == 200, what="server")
+
+    def call(self, method, path, body=None, timeout=60):
+        """(status, headers, document or raw text); status None when no answer came."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            return _exchange(conn, method, path, body)
+        finally:
+            conn.close()
+
+    def gunicorn_pid(self):
+        return next(pid for pid in _children(self.process.pid) if b"gunicorn" in _cmd(pid))
+
+    def worker_pids(self):
+        return _children(self.gunicorn_pid())
+
+    def reload(self):
+        self.process.send_signal(signal.SIGHUP)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(60)
+
+    def log_text(self):
+        return self.log.read_text()
+
+
+def _exchange(conn, method, path, body):
+    headers = {"OpenStack-API-Version": VERSION, "X-Auth-Token": "admin"}
+    data = None
+    if body is not None:
+        data = json.dumps(body)
+        headers["Content-Type"] = "application/json"
+    try:
+        conn.request(method, path, data, headers)
+        response = conn.getresponse()
+        raw = response.read()
+    except (OSError, http.client.HTTPException) as exc:
+        return None, {}, f"{type(exc).__name__}: {exc}"
+    try:
+        document = json.loads(raw) if raw else None
+    except ValueError:
+        document = raw.decode(errors="replace")
+    return response.status, dict(response.getheaders()), document
+
+
+def _children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _cmd(pid):
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def detail(document):
+    try:
+        return document["errors"][0]["detail"]
+    except (TypeError, KeyError, IndexError):
+        return ""
+
+
+def unknown_outcome(status, document):
+    return status is None or status == 504 or "may or may not" in detail(document)
