@@ -108,7 +108,15 @@ class ResourcesField(_GrammarField):
                                     "size": 26})
 
     def parse(self, value):
-        return query_params.parse_resources(value)
+        amounts = query_params.parse_resources(value)
+        # The API's answer is the empty list (query_params.NEVER_FITS); the page says why.
+        too_large = [name for name, amount in amounts.items()
+                     if amount >= query_params.NEVER_FITS]
+        if too_large:
+            raise forms.ValidationError(
+                f"No inventory holds more than {query_params.NEVER_FITS - 1} of a "
+                f"resource class: nothing can match {', '.join(too_large)}.")
+        return amounts
 
 
 class ProviderUuidField(forms.CharField):

@@ -48,6 +48,7 @@ from foundation.api.microversion import (
 )
 from foundation.uuids import is_uuid_like
 from providers.exceptions import InvalidQuery
+from providers.rules.inventory import MAX_INT
 
 _RESOURCES_FORM = (
     "Badly formed resources parameter. Expected resources query string "
@@ -99,6 +100,13 @@ class AggregateQuery:
 
 # --- resources ---------------------------------------------------------------
 
+# No inventory holds more than MAX_INT of a class (max_unit <= MAX_INT), so a larger
+# amount fits nowhere and Placement's rules give the empty answer (as upstream and
+# PostgreSQL do), not a 400: the contract bounds an amount only below (>= 1). Larger
+# amounts are read as MAX_INT + 1, which every database compares (SQLite stores no
+# integer past 2**63 - 1).
+NEVER_FITS = MAX_INT + 1
+
 def parse_resources(value):
     """Parse `RC:N[,RC:N...]` into {class name: amount}.
 
@@ -121,7 +129,7 @@ def parse_resources(value):
                 f"Got: {raw_amount}.")
         if amount < 1:
             raise InvalidQuery(f"Requested resource {name} requires amount >= 1. Got: {amount}.")
-        result[name] = amount
+        result[name] = min(amount, NEVER_FITS)
     return result
 
 
