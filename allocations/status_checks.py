@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection
 
+from foundation.db_pool import connection_budget
 from providers import querysets
 from providers.models import Inventory, ResourceClass, ResourceProvider, Trait
 from providers.rules import capacity
@@ -258,12 +259,48 @@ def check_standard_names():
 
 
 # (title, check function): the command and the status page run these, in this order.
+# What the database accepts for the service's role (PostgreSQL; a MySQL backend reads
+# max_connections and the user's max_user_connections instead).
+CONNECTION_LIMITS = """
+SELECT current_setting('max_connections')::int,
+       CASE WHEN r.rolsuper THEN 0
+            ELSE current_setting('superuser_reserved_connections')::int END,
+       r.rolconnlimit, d.datconnlimit
+FROM pg_roles r, pg_database d
+WHERE r.rolname = current_user AND d.datname = current_database()
+"""
+
+
+def check_connection_budget():
+    """Can every API process hold all the connections it may open?"""
+    if connection.vendor != "postgresql":
+        return CheckResult(SUCCESS, "SQLite: one machine, no connection limit.")
+    (maximum, reserved, role_limit, database_limit), = _rows(CONNECTION_LIMITS)
+    accepted = min(limit for limit in (maximum - reserved, role_limit, database_limit)
+                   if limit >= 0)
+    processes = settings.PLACEMENT_API_PROCESSES
+    pool = settings.PLACEMENT_DB_POOL["max_pool_size"]
+    needed = connection_budget(pool, processes["workers"], processes["threads"],
+                               processes["nodes"])
+    details = (f"{processes['nodes']} node(s) x {processes['workers']} worker(s) x "
+               f"min({processes['threads']} threads, max_pool_size {pool}) = {needed} "
+               f"connections; the database accepts {accepted}.")
+    if needed <= accepted:
+        return CheckResult(SUCCESS, details)
+    return CheckResult(
+        WARNING, details,
+        advice="Lower [placement_database] max_pool_size or the workers, or raise the "
+               "database's max_connections (or put pgbouncer in front): beyond it a "
+               "burst of requests is answered 503.")
+
+
 CHECKS = [
     ("Consumers have a project, a user and allocations", check_consumers),
     ("Allocations are backed by inventory", check_allocations_have_inventory),
     ("Provider trees are consistent", check_trees),
     ("Usage within capacity", check_capacity),
     ("Standard resource classes and traits", check_standard_names),
+    ("Database connection budget", check_connection_budget),
 ]
 
 

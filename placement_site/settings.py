@@ -83,6 +83,13 @@ PLACEMENT_DB_POOL = {
     "pool_timeout": CONF.placement_database.pool_timeout,
     "conn_max_idle": CONF.placement_database.conn_max_idle,
 }
+# What the upgrade check counts the API's connections from (api_nodes x workers x
+# min(threads, max_pool_size)).
+PLACEMENT_API_PROCESSES = {
+    "nodes": CONF.placement_database.api_nodes,
+    "workers": CONF.api.workers,
+    "threads": CONF.api.threads,
+}
 # No commit after this many seconds of a request (foundation/db_faults.py).
 PLACEMENT_COMMIT_DEADLINE = max(1, CONF.api.request_timeout - COMMIT_DEADLINE_MARGIN)
 

@@ -56,7 +56,7 @@ def test_status_success_on_healthy_data():
     allocate(make_consumer(), cn, VCPU=2)
     code, out, _ = run("placement_status")
     assert code == 0, out
-    assert out.count("Result: Success") == 5
+    assert out.count("Result: Success") == 6
     assert "Overall: Success" in out
 
 
@@ -137,3 +137,21 @@ def test_status_warns_on_missing_standard_names():
 def test_status_help_mentions_exit_codes():
     from allocations.management.commands.placement_status import Command
     assert "Exit status" in Command.help
+
+
+@pytest.mark.django_db
+def test_status_warns_when_the_api_may_open_more_connections_than_the_database_takes(
+        settings):
+    from django.db import connection
+
+    settings.PLACEMENT_API_PROCESSES = {"nodes": 1, "workers": 1, "threads": 1}
+    code, out, _ = run("placement_status")
+    assert code == 0, out
+    settings.PLACEMENT_API_PROCESSES = {"nodes": 40, "workers": 8, "threads": 16}
+    code, out, _ = run("placement_status")
+    if connection.vendor != "postgresql":
+        assert code == 0 and "no connection limit" in out
+        return
+    assert code == 1, out
+    assert "40 node(s) x 8 worker(s) x min(16 threads, max_pool_size 5) = 1600" in out
+    assert "max_pool_size" in out.split("Advice:")[-1]
