@@ -100,6 +100,12 @@ def test_not_ready_when_the_database_is_unreachable(tmp_path, database):
                     time.sleep(0.2)
             assert status == 200
             status, body = _get(port, "/readyz")
+            # the API: Placement's 503 with Retry-After, the database's words in the log
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/resource_providers",
+                                             headers={"X-Auth-Token": "admin"})
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=30)
+            answer = refused.value.read().decode()
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -108,6 +114,11 @@ def test_not_ready_when_the_database_is_unreachable(tmp_path, database):
     assert list(body["checks"]) == ["database"]  # the later checks did not run
     assert body["checks"]["database"].startswith("failed: the database is unavailable")
     assert "127.0.0.1" not in json.dumps(body) and "placement.sqlite3" not in json.dumps(body)
+    assert refused.value.code == 503 and refused.value.headers["Retry-After"] == "5"
+    error = json.loads(answer)["errors"][0]
+    assert error["status"] == 503 and "The database is unavailable" in error["detail"]
+    assert str(closed_port) not in answer and "sqlite3" not in answer
+    assert "OperationalError" in (tmp_path / "server.log").read_text()
 
 
 def _free_port():

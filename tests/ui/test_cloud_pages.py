@@ -256,6 +256,7 @@ def test_status_page_matches_the_command_with_problems(client, sample, settings)
         "Provider trees are consistent": "Failure",
         "Usage within capacity": "Warning",
         "Standard resource classes and traits": "Success",
+        "Database connection budget": "Success",
     }
     assert code == 2 and response.context["worst"] == "Failure"
     body = text(response)
