@@ -145,6 +145,10 @@ ERROR_RESPONSES = {
             "content": {"application/json": {"schema": ref("Unauthorized")}}},
     "4XX": {"description": "Placement's error body",
             "content": {"application/json": {"schema": ref("Error")}}},
+    # foundation/db_faults.py: the database down, restarting, full, or too slow
+    "503": {"description": "The database is unavailable or took too long (Retry-After); "
+                           "nothing applied unless the detail says the outcome is unknown",
+            "content": {"application/json": {"schema": ref("Error")}}},
 }
 
 
