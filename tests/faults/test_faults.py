@@ -140,3 +140,36 @@ def _occupy(database: Database, name, count):
 
     return [psycopg2.connect(host="127.0.0.1", port=database.port, user="postgres",
                              dbname=name) for _ in range(count)]
+
+
+def test_stop_answers_the_requests_in_flight(serve, database, fresh):
+    """SIGTERM while claims wait on a lock: placement-api stops only after answering
+    them (nginx first, gracefully, then gunicorn), and every claim answered 204 is saved."""
+    import threading
+
+    server = serve()
+    providers = make_providers(server)
+    holder = database.hold_lock(fresh, "allocations", 3)
+    answers = []
+
+    def claim(consumer):
+        answers.append((consumer, server.call("PUT", f"/allocations/{consumer}", {
+            "allocations": {providers[0]: {"resources": {"VCPU": 1}}},
+            "project_id": fresh, "user_id": fresh, "consumer_generation": None})[0]))
+
+    import uuid
+    claims = [threading.Thread(target=claim, args=(str(uuid.uuid4()),)) for _ in range(6)]
+    for thread in claims:
+        thread.start()
+    time.sleep(1)
+    server.process.send_signal(signal.SIGTERM)
+    holder.join()
+    for thread in claims:
+        thread.join(60)
+    assert server.process.wait(60) == 0
+    assert sorted(status for _, status in answers) == [204] * 6, answers
+    saved = {row[0] for row in database.query(
+        "SELECT c.uuid FROM consumers c JOIN allocations a ON a.consumer_id = c.id",
+        database=fresh)}
+    assert saved == {consumer for consumer, _ in answers}
+    report("SIGTERM with 6 claims in flight", {"answers": sorted(s for _, s in answers)})
