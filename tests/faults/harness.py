@@ -160,6 +160,24 @@ class Server:
     def worker_pids(self):
         return _children(self.gunicorn_pid())
 
+    def database_connections(self, port):
+        """{worker pid: its open TCP connections to `port`} (a process's own view)."""
+        remote = {}
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[2].split(":")[1], 16) == port and fields[3] == "01":  # ESTABLISHED
+                remote[fields[9]] = True
+        counts = {}
+        for pid in self.worker_pids():
+            try:
+                links = [os.readlink(f"/proc/{pid}/fd/{fd}")
+                         for fd in os.listdir(f"/proc/{pid}/fd")]
+            except OSError:
+                continue
+            counts[pid] = sum(1 for link in links
+                              if link.startswith("socket:[") and link[8:-1] in remote)
+        return counts
+
     def reload(self):
         self.process.send_signal(signal.SIGHUP)
 

@@ -105,17 +105,17 @@ def test_connection_storm_and_recovery(serve, database, fresh):
 
 
 def test_connection_storm_bounded_pool(serve, database, fresh):
-    """The same storm with the default pool (5 a process): the database never sees
-    more than 2 x 5 sessions of the service, and requests wait instead of failing."""
-    server = serve(threads=16, DATABASE_CONN_MAX_IDLE=1)
+    """The same storm with the default pool (5 a process): no worker ever holds more
+    than 5 connections, and requests wait for one instead of failing."""
+    server = serve(threads=16)
     peak = 0
     with Load(server, make_providers(server), writers=40, readers=20) as load:
         deadline = time.monotonic() + 6
         while time.monotonic() < deadline:
-            peak = max(peak, database.sessions(fresh))
-            time.sleep(0.1)
+            peak = max(peak, *server.database_connections(database.port).values())
+            time.sleep(0.05)
     summary = check(load, database, fresh)
-    assert peak <= 2 * 5, f"{peak} sessions"
+    assert 0 < peak <= 5, f"a worker held {peak} connections"
     assert not any(status == 503 for (_, status) in load.answers), load.answers
     report("storm, default pool", summary, peak_sessions=peak)
 
