@@ -59,8 +59,9 @@ OPTIONS = {
                           "below [api] request_timeout. 0: no limit."),
         cfg.FloatOpt("lock_timeout", default=10, min=0,
                      help="Seconds a statement may wait for a lock another writer "
-                          "holds; then the request is answered 409 "
-                          "placement.concurrent_update and nothing of it is applied. "
+                          "holds; then a write is answered 409 "
+                          "placement.concurrent_update (a read 503) and nothing of it "
+                          "is applied. "
                           "0: no limit."),
         cfg.IntOpt("max_pool_size", default=5, min=1,
                    help="Most connections a served process (a gunicorn worker) holds "

@@ -7,7 +7,8 @@ The API edge (foundation/api/exceptions.py) asks `kind(exc)` of every database e
 * TIMED_OUT: a statement ran past [placement_database] statement_timeout, or the
   request's commit deadline passed (see below). The transaction was rolled back: 503.
 * LOCK_TIMEOUT: a lock was waited for past [placement_database] lock_timeout: another
-  writer holds it. Rolled back: 409 placement.concurrent_update.
+  writer holds it. Rolled back: 409 placement.concurrent_update for a write, 503 for a
+  read (it has no conflict to report).
 
 Only Django's OperationalError/InterfaceError are looked at, and in them the driver's
 signs: psycopg2's SQLSTATE (`pgcode`; a failure to connect has none), SQLite's busy

@@ -88,9 +88,12 @@ def database_failure_response(request, exc, failure):
                 getattr(request, "method", ""), getattr(request, "path", ""),
                 getattr(request, "request_id", ""), type(exc).__name__,
                 " ".join(str(exc).split()))
-    if failure == db_faults.LOCK_TIMEOUT:
+    writes = getattr(request, "method", "GET") not in ("GET", "HEAD", "OPTIONS")
+    if failure == db_faults.LOCK_TIMEOUT and writes:
         return errors.error_response(request, 409, _LOCKED,
                                      code=domain_errors.CONCURRENT_UPDATE)
+    if failure == db_faults.LOCK_TIMEOUT:
+        failure = db_faults.TIMED_OUT   # a read has no conflict to report: retry it
     detail = (_OUTCOME_UNKNOWN if db_faults.outcome_unknown(exc)
               else _TIMED_OUT if failure == db_faults.TIMED_OUT else _UNAVAILABLE)
     return errors.error_response(request, 503, detail, headers={"Retry-After": RETRY_AFTER})
