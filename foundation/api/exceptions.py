@@ -66,8 +66,13 @@ def exception_response(request, exc):
     if database_failure is not None:
         return database_failure_response(request, exc, database_failure)
     if isinstance(exc, DataError):
-        # e.g. a NUL character or an out-of-range number the database refuses to store
-        return errors.error_response(request, 400, f"Invalid input: {exc}")
+        # e.g. a NUL character or an out-of-range number the database refuses to store;
+        # the database's own words (they can quote SQL) only in the log
+        LOG.warning("database refused a value serving %s %s (%s): %s",
+                    getattr(request, "method", ""), getattr(request, "path", ""),
+                    getattr(request, "request_id", ""), " ".join(str(exc).split()))
+        return errors.error_response(
+            request, 400, "Invalid input: a value is outside what the service can store.")
     return None
 
 
