@@ -184,9 +184,12 @@ class PlacementAuthMiddleware:
             try:
                 refusal = auth.keystone_refusal(self.auth_token(), request)
             except Exception as exc:  # e.g. no identity endpoint of the configured interface
-                LOG.exception("keystonemiddleware's auth_token failed")
+                LOG.exception("keystonemiddleware's auth_token failed (%s)",
+                              request.request_id)
+                # its words (an identity URL, a host) stay in the log
                 return errors.error_response(
-                    request, 500, f"Token validation failed: {type(exc).__name__}: {exc}")
+                    request, 500, f"Token validation failed: {type(exc).__name__}; the "
+                                  f"service log has the details.")
             if refusal is not None:
                 return refusal
         context = auth.authenticate(request, strategy)
