@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from foundation.domain_errors import ConcurrentUpdate, DomainError, error_message
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
-from providers.rules import INVENTORY_FIELDS
+from providers.rules import INVENTORY_DEFAULTS, INVENTORY_FIELDS
 from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
 from providers.ui import forms
@@ -137,6 +137,7 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None,
     page_forms.update(bound_forms or {})
     context.update(page_forms)
     context["resource_class_names"] = forms.resource_class_names()
+    context["defaults"] = INVENTORY_DEFAULTS
     return render(request, "ui/provider.html", context, status=status)
 
 
@@ -209,21 +210,25 @@ SECTIONS = {
 def _inventory_confirmation(request, provider, form):
     """What a valid inventory change needs confirmed, or None to save it at once.
 
-    A delete is always confirmed. A save is confirmed when it leaves less capacity
-    than is already used: Placement accepts that (the provider is then over
-    capacity and takes no new allocations of the class), so the page says so and
-    lists the consumers holding the class here before saving.
+    A delete is always confirmed. An update that lowers the class's capacity is
+    confirmed, showing before -> after for each field it changes; when the new
+    capacity is below what is used (Placement accepts that: the provider is then over
+    capacity and takes no new allocations of the class), the page also says so and
+    lists the consumers holding the class here.
     """
     rc = form.cleaned_data["resource_class"]
     repost = [(name, value) for name in request.POST if name not in ("csrfmiddlewaretoken",)
               for value in request.POST.getlist(name)]
     if form.cleaned_data["action"] == "delete":
         return {"rc": rc, "delete": True, "repost": repost}
-    below = inventories_below_usage(provider, {rc: form.record()})
-    if not below:
+    change = form.change(provider)
+    below = inventories_below_usage(provider, {rc: change.after})
+    if not below and not change.capacity_drops:
         return None
-    return {"rc": rc, "delete": False, "repost": repost, "capacity": below[0].capacity,
-            "used": below[0].used, "holders": below[0].holders}
+    confirm = {"rc": rc, "delete": False, "repost": repost, "change": change, "below": bool(below)}
+    if below:
+        confirm.update(used=below[0].used, holders=below[0].holders)
+    return confirm
 
 
 @staff_member_required
@@ -240,7 +245,7 @@ def provider_edit(request, uuid, section):
     if request.method == "GET":
         return redirect("ui:provider", uuid=provider.uuid)
     form_class, form_name = SECTIONS[section]
-    form = form_class(request.POST)
+    form = form_class(request.POST, provider=provider)
     if section == "inventory" and "confirm" not in request.POST and form.is_valid():
         confirm = _inventory_confirmation(request, provider, form)
         if confirm is not None and _service_accepts(form, provider):
