@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from allocations import edits, selectors
 from allocations.ui.forms import (
-    ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
+    AddAllocationForm, ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
     RemoveAllocationsForm,
 )
 from allocations.ui.move_targets import is_related, move_choice, name_roots
@@ -74,10 +74,15 @@ def _render_consumer(request, uuid, *, bound_form=None, confirm_remove=None,
                                               "resource_class": a.resource_class.name}),
         "confirm_remove": confirm_remove_one == (a.provider.uuid, a.resource_class.name),
     } for a in rows]
+    hosts = (ResourceProvider.objects.filter(id__in={a.provider.root_id for a in rows})
+             .order_by("name").values("uuid", "name")) if rows else []
     return render(request, "ui/consumer.html", {
         "uuid": uuid,
         "consumer": consumer,
         "allocations": allocations,
+        "hosts": hosts,
+        "add_form": bound_form if isinstance(bound_form, AddAllocationForm) else AddAllocationForm(
+            initial={"consumer_generation": consumer.generation if consumer else 0}),
         "providers": len({a.provider_id for a in rows}),
         "bound_form": bound_form,
         "confirm_remove": confirm_remove,
