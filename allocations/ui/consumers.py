@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from allocations import edits, selectors
+from allocations import edits, reverts, selectors
 from allocations.ui.forms import (
     AddAllocationForm, ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
     RemoveAllocationsForm,
@@ -63,7 +63,8 @@ def _render_consumer(request, uuid, *, bound_form=None, confirm_remove=None,
     that no longer exists but has a history shows that. confirm_remove_one: the
     (provider uuid, class) whose removal is to be confirmed."""
     consumer = selectors.consumer_get(uuid=uuid)
-    log = change_log_section(request, kind=ChangeRecord.KIND_CONSUMER, entity=uuid)
+    log = change_log_section(request, kind=ChangeRecord.KIND_CONSUMER, entity=uuid,
+                             revertible=reverts.revertible)
     if consumer is None and not log["recorded"]:
         raise Http404(f"No consumer with uuid {uuid}")
     rows = selectors.consumer_allocation_rows(consumer_id=consumer.id) if consumer else []

@@ -1,7 +1,7 @@
 """The allocations app's operator pages, composed under /ui/ (namespace "ui") by placement_site.urls."""
 from django.urls import path
 
-from allocations.ui import consumer_edits, consumers, overview
+from allocations.ui import consumer_edits, consumers, overview, reverts
 
 urlpatterns = [
     path("", overview.dashboard, name="dashboard"),
@@ -22,4 +22,7 @@ urlpatterns = [
          name="consumer-remove-one"),
     path("consumers/<str:uuid>/remove", consumers.consumer_remove,
          name="consumer-remove"),
+    path("changes/<int:record_id>/revert", reverts.change_revert, name="change-revert"),
+    path("changes/batch/<str:request_id>/revert", reverts.batch_revert_view,
+         name="batch-revert"),
 ]

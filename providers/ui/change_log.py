@@ -48,8 +48,11 @@ class ChangeLogFilterForm(forms.Form):
         return cleaned
 
 
-def change_log_section(request, *, kind, entity):
-    """The context of templates/ui/_change_log.html for one entity (as `log`)."""
+def change_log_section(request, *, kind, entity, revertible=None):
+    """The context of templates/ui/_change_log.html for one entity (as `log`).
+
+    revertible: a function telling which entries get a "Revert" button (the page's app
+    knows which of its changes it can undo); none without it."""
     bound = any(key.startswith(f"{PREFIX}-") and key != f"{PREFIX}-page" for key in request.GET)
     actions = change_actions(kind=kind, entity=entity)
     form = ChangeLogFilterForm(request.GET if bound else None, actions=actions)
@@ -69,7 +72,9 @@ def change_log_section(request, *, kind, entity):
         "form": form,
         "page": page,
         "filtered": bool(filters) or bool(form.errors),
-        "rows": [{"entry": record, "lines": describe(record, names)} for record in records],
+        "rows": [{"entry": record, "lines": describe(record, names),
+                  "revertible": bool(revertible and revertible(record))} for record in records],
+        "next": request.get_full_path(),
         "page_query": urlencode(kept),
         "retention_days": settings.PLACEMENT_CHANGE_LOG_RETENTION_DAYS,
     }

@@ -24,6 +24,7 @@ from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, Res
 from providers.rules import INVENTORY_DEFAULTS, INVENTORY_FIELDS
 from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
+from providers.services.reverts import inventories_revertible
 from providers.ui import forms
 from providers.ui.change_log import change_log_section
 from foundation.ui.links import row_url
@@ -119,7 +120,7 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None,
     context["confirm"] = confirm
     context["refused"] = refused
     context["log"] = change_log_section(request, kind=ChangeRecord.KIND_PROVIDER,
-                                        entity=provider.uuid)
+                                        entity=provider.uuid, revertible=inventories_revertible)
     generation = provider.generation
     inventory_initial = {"generation": generation}
     for row in context["inventory_rows"]:
