@@ -1,4 +1,5 @@
-"""Revert a change log entry, or a batch of them, from the operator pages (one click).
+"""Revert a change log entry from the operator pages (one click; a bulk edit's batch is
+reverted from its own page, providers.ui.bulk).
 
 The entry's page (a provider's or consumer's) posts here with `next`, its own address;
 the revert is checked against the generation the entry left (allocations.reverts,
@@ -13,8 +14,6 @@ from django.views.decorators.http import require_POST
 from allocations import reverts
 from allocations.ui.consumers import _named
 from foundation.domain_errors import DomainError, error_message
-from providers.services.inventory_bulk import APPLIED
-from providers.services.reverts import batch_revert
 
 
 def _back(request, fallback="ui:dashboard"):
@@ -37,20 +36,3 @@ def change_revert(request, record_id):
             f"Reverted change {record.id} ({record.action} of {record.entity}, "
             f"{record.created_at:%Y-%m-%d %H:%M:%S} UTC)."))
     return _back(request)
-
-
-@staff_member_required
-@require_POST
-def batch_revert_view(request, request_id):
-    outcomes = batch_revert(request_id=request_id)
-    done = [o for o in outcomes if o.status == APPLIED]
-    left = [o for o in outcomes if o.status != APPLIED]
-    if not outcomes:
-        messages.error(request, f"Batch {request_id} changed no inventory: nothing to revert.")
-    if done:
-        messages.success(request, f"Batch {request_id} reverted on {len(done)} provider"
-                                  f"{'s' if len(done) != 1 else ''}.")
-    for outcome in left:
-        messages.error(request, f"{outcome.provider_name} not reverted: "
-                                f"{_named(outcome.message)}")
-    return _back(request, fallback="ui:bulk")

@@ -23,6 +23,4 @@ urlpatterns = [
     path("consumers/<str:uuid>/remove", consumers.consumer_remove,
          name="consumer-remove"),
     path("changes/<int:record_id>/revert", reverts.change_revert, name="change-revert"),
-    path("changes/batch/<str:request_id>/revert", reverts.batch_revert_view,
-         name="batch-revert"),
 ]

@@ -1,56 +1,40 @@
 """Why not? over the whole cloud: the answer before the pages of trees.
 
-explain_cloud() runs the explainer (explain/page.py, the engine's own steps) over every
-tree, BATCH trees at a time, and keeps only what the cloud-wide answer needs: how many
-trees fit, per reason (explain.reasons.summary_label: the kind and its class, traits or
+explain(cloud=True) runs the explainer (explain/page.py, the engine's own steps) over
+every tree at once (a constant number of queries) and summarize() keeps what the
+cloud-wide answer needs: how many trees fit, per reason (explain.reasons.summary_label: the kind and its class, traits or
 aggregates, without the numbers) how many excluded trees and providers have it, and the
 CLOSEST excluded trees (closeness(): fewest reasons that no free room would cure, then
 the least room missing, then by name), each with its reasons, identical siblings'
 reasons collapsed (collapse_siblings).
-
-Bounded: a constant number of queries per batch, one batch per BATCH trees.
 """
 import bisect
-import math
 
-from candidates import engine
 from candidates.explain import reasons
-from candidates.explain.page import Page
-from candidates.resolve import resolve
-from candidates.sql import trees as trees_sql
 
-BATCH = 250
 CLOSEST = 5
 
 
-def explain_cloud(query, *, closest=CLOSEST):
-    """{"trees", "fitting_trees", "summary": [(label, trees, providers)], "closest":
-    [tree (as explain's, providers collapsed) + "shortfall"], "stopped": reason | None}.
-    Raises InvalidCandidatesQuery as GET /allocation_candidates does."""
-    names = resolve(query)
-    evaluation, stopped = engine.evaluate(query, names)
-    total = trees_sql.root_count()
-    if stopped is not None:
-        return {"trees": total, "fitting_trees": 0, "summary": [], "closest": [],
-                "stopped": reasons.stopped(stopped)}
+def summarize(trees, *, closest=CLOSEST):
+    """The cloud-wide answer of `trees` (every tree's explanation, explain's "trees"):
+    {"trees", "fitting_trees", "summary": [(label, trees, providers)], "closest":
+    [tree, providers collapsed, + "shortfall"]}. Pure."""
     counts, fitting, near = {}, 0, []
-    for batch in range(math.ceil(total / BATCH)):
-        root_ids = trees_sql.roots_by_name(batch * BATCH, BATCH)
-        for tree in Page(evaluation, root_ids).run():
-            if tree["fits"]:
-                fitting += 1
-                continue
-            _count(tree, counts)
-            key = closeness(tree)
-            if len(near) < closest or key < near[-1][0]:
-                bisect.insort(near, (key, tree["root"]["uuid"], tree))
-                del near[closest:]
+    for tree in trees:
+        if tree["fits"]:
+            fitting += 1
+            continue
+        _count(tree, counts)
+        key = closeness(tree)
+        if len(near) < closest or key < near[-1][0]:
+            bisect.insort(near, (key, tree["root"]["uuid"], tree))
+            del near[closest:]
     chosen = [dict(tree, shortfall=key[1], providers=collapse_siblings(tree["providers"]))
               for key, _, tree in near]
     summary = sorted(((label, len(roots), len(rps)) for label, (roots, rps) in counts.items()),
                      key=lambda row: (-row[1], row[0]))
-    return {"trees": total, "fitting_trees": fitting, "summary": summary, "closest": chosen,
-            "stopped": None}
+    return {"trees": len(trees), "fitting_trees": fitting, "summary": summary,
+            "closest": chosen}
 
 
 def closeness(tree):

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from candidates import explain
 from candidates.explain import reasons as explain_reasons
-from candidates.explain.cloud import collapse_siblings, explain_cloud
+from candidates.explain.cloud import collapse_siblings
 from candidates.options import engine_options, extensions
 from candidates.request import parse_request
 from candidates.ui.forms import WhyNotForm
@@ -30,7 +30,7 @@ from foundation.ui.links import row_url
 # --- why not? -----------------------------------------------------------------------------
 
 
-def explain_query(query_string, version, *, page=1, per_page=None, tree=None):
+def explain_query(query_string, version, *, page=1, per_page=None, tree=None, cloud=False):
     """Explain GET /allocation_candidates?query_string at `version` ("1.39") over one page
     of trees (per_page of them, default explain.PER_PAGE) or the tree of the provider
     named or with uuid `tree`.
@@ -43,21 +43,13 @@ def explain_query(query_string, version, *, page=1, per_page=None, tree=None):
         parsed = parse_request(QueryDict(query_string), version, extensions())
         return explain.explain(parsed.query, page=page or 1,
                                per_page=per_page or explain.PER_PAGE, tree=tree,
-                               max_candidates=engine_options()["max_candidates"]), None
+                               max_candidates=engine_options()["max_candidates"],
+                               cloud=cloud), None
     except DomainError as exc:
         return None, refusal(exc, version)[1]
     except explain.UnknownTree as exc:
         return None, {"status": 400, "title": HTTPStatus(400).phrase, "code": None,
                       "detail": str(exc)}
-
-
-def cloud_query(query_string, version):
-    """The whole cloud's answer (explain.cloud.explain_cloud) for a query explain_query
-    accepted, its closest trees made page cards."""
-    parsed = parse_request(QueryDict(query_string), Version.parse(version), extensions())
-    cloud = explain_cloud(parsed.query)
-    cloud["closest"] = _tree_cards(cloud["closest"], collapsed=True)
-    return cloud
 
 
 def _form_error(form):
@@ -91,9 +83,11 @@ def why_not(request):
         context.update({"long_query": query_size(form.api_path(), url),
                         "posted_fields": list(base.items())})
         explanation, error = explain_query(data["q"], data["version"], page=data["page"],
-                                           per_page=data["per_page"], tree=data["tree"])
-        if not error and not data["tree"]:
-            context["cloud"] = cloud_query(data["q"], data["version"])
+                                           per_page=data["per_page"], tree=data["tree"],
+                                           cloud=True)
+        if not error and "cloud" in explanation:
+            context["cloud"] = dict(explanation["cloud"], closest=_tree_cards(
+                explanation["cloud"]["closest"], collapsed=True))
         context.update({"ran": True, "version": data["version"], "api_path": form.api_path(),
                         "candidates_query": urlencode({"q": data["q"],
                                                        "version": data["version"]})})

@@ -64,7 +64,7 @@ def change_log_section(request, *, kind, entity, revertible=None):
         entries = entries.none()
     page = Paginator(entries, PER_PAGE).get_page(request.GET.get(f"{PREFIX}-page"))
     records = list(page.object_list)
-    names = _provider_names(records)
+    names = provider_names(records)
     kept = [(key, value) for key, value in request.GET.items()
             if key.startswith(f"{PREFIX}-") and key != f"{PREFIX}-page" and value]
     return {
@@ -88,7 +88,7 @@ SCALARS = (("name", "name"), ("parent", "parent"), ("project", "project"), ("use
            ("consumer_type", "type"), ("source", "source"))
 
 
-def _provider_names(records):
+def provider_names(records):
     """{uuid: name} of the providers the entries mention (one query)."""
     uuids = set()
     for record in records:

@@ -20,4 +20,7 @@ urlpatterns = [
     path("bulk/", bulk.bulk_edit, name="bulk"),
     path("bulk/preview", bulk.bulk_preview, name="bulk-preview"),
     path("bulk/apply", bulk.bulk_apply, name="bulk-apply"),
+    path("bulk/batch/<str:request_id>/", bulk.bulk_batch, name="bulk-batch"),
+    path("bulk/batch/<str:request_id>/revert", bulk.bulk_batch_revert,
+         name="bulk-batch-revert"),
 ]

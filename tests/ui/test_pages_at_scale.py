@@ -248,14 +248,16 @@ def _pages(cloud):
         (reverse("ui:status"), {}, 9),
         (reverse("ui:resource-classes"), {}, 5),
         (reverse("ui:traits"), {}, 3),
-        (reverse("ui:bulk"), {"resource_class": "MEMORY_MB"}, 5),
+        # paged (50 a page): a count, then the page
+        (reverse("ui:bulk"), {"resource_class": "MEMORY_MB"}, 6),
         (reverse("ui:usages"), {"group_by": "user", "sort": "VCPU"}, 7),
         (reverse("ui:usages-csv"), {}, 4),
         (reverse("ui:consumers"), {}, 6),
         (reverse("ui:consumers"), {"project": "project-001", "page": 2}, 6),
-        (reverse("ui:consumer", args=[consumer.uuid]), {}, 8),
+        (reverse("ui:consumer", args=[consumer.uuid]), {}, 9),   # + the hosts it is on
+        # every tree explained at once for the cloud-wide answer: still a fixed number
         (reverse("ui:why-not"), {"q": "resources=VCPU:1,MEMORY_MB:16384", "version": "1.39"},
-         11),
+         13),
         (reverse("admin:index"), {}, 3),
         (admin_providers, {}, 5),
         (admin_providers, {"p": 20}, 5),
