@@ -38,7 +38,8 @@ def consumer_list(request):
     valid = form.is_valid() if form.is_bound else True
     consumers = selectors.consumer_list(
         filters=form.cleaned_filters(),
-        query=form.cleaned_data.get("q", "") if form.is_bound and valid else "")
+        query=form.cleaned_data.get("q", "") if form.is_bound and valid else "",
+        root_id=form.cleaned_data.get("host") if form.is_bound and valid else None)
     if not valid:
         consumers = consumers.none()
     page = Paginator(consumers, CONSUMERS_PER_PAGE).get_page(request.GET.get("page"))

@@ -45,11 +45,24 @@ class UsageFilterForm(forms.Form):
 
 
 class ConsumerFilterForm(UsageFilterForm):
-    """The consumers list (/ui/consumers/): the usages filters plus a uuid search."""
+    """The consumers list (/ui/consumers/): the usages filters, a uuid search and a host
+    (the consumers holding anything in the tree of the provider so named, or with that
+    uuid)."""
 
     q = forms.CharField(required=False, max_length=36, label="UUID contains")
+    host = forms.CharField(required=False, max_length=200, label="On host (name or uuid)")
     group_by = None
     sort = None
+
+    def clean_host(self):
+        value = self.cleaned_data["host"].strip()
+        if not value:
+            return None
+        root_id = selectors.tree_root_id(value)
+        if root_id is None:
+            raise forms.ValidationError(f"No resource provider is named or has the uuid "
+                                        f"“{value}”.")
+        return root_id
 
 
 class MoveAllocationForm(forms.Form):

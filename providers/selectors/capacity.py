@@ -196,3 +196,11 @@ def inventories_below_usage(provider, inventories):
             below.append(BelowUsage(rc, rules.reported_capacity(
                 record["total"], record["reserved"], record["allocation_ratio"]), used, tuple(held)))
     return below
+
+
+def over_capacity_usages():
+    """The inventories used beyond their capacity, by provider name then class, as a
+    lazy queryset of USAGE_COLUMNS rows (to page; InventoryUsage(*row) each): the status
+    page lists every one of them, named and linked."""
+    return (querysets.over_capacity(Inventory.objects)
+            .order_by("provider__name", "resource_class__name").values_list(*USAGE_COLUMNS))
