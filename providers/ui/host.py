@@ -37,9 +37,11 @@ def tree_usage(provider):
         Inventory.objects.filter(provider__in=subtree(provider))))
 
 
-def _holding(provider):
+def _holding(provider, **narrower):
+    """The subtree's providers joined to their allocations (one filter() call, so that
+    the values read go through that one join)."""
     return ResourceProvider.objects.filter(id__in=subtree(provider).values("id"),
-                                           allocations__isnull=False)
+                                           allocations__isnull=False, **narrower)
 
 
 def clean_sort(value, classes):
@@ -67,7 +69,7 @@ def consumers_page(provider, number, sort="consumer"):
     page = Paginator(holders.order_by(*order), CONSUMERS_PER_PAGE).get_page(number)
     ids = [row["allocations__consumer_id"] for row in page.object_list]
     entries = {consumer_id: None for consumer_id in ids}
-    for row in (_holding(provider).filter(allocations__consumer_id__in=ids)
+    for row in (_holding(provider, allocations__consumer_id__in=ids)
                 .order_by("allocations__resource_class__name", "name")
                 .values_list("allocations__consumer_id", "allocations__consumer__uuid",
                              "allocations__consumer__project__external_id",
