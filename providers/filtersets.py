@@ -108,8 +108,17 @@ class ResourcesField(_GrammarField):
     widget = forms.TextInput(attrs={"type": "search", "placeholder": "VCPU:2,MEMORY_MB:1024",
                                     "size": 26})
 
+    # The largest integer the databases hold. Until the API's parser refuses larger
+    # amounts itself (issue 40), the page refuses them here rather than answer a 500.
+    LARGEST = 2 ** 63 - 1
+
     def parse(self, value):
-        return query_params.parse_resources(value)
+        amounts = query_params.parse_resources(value)
+        huge = [f"{name}:{amount}" for name, amount in amounts.items() if amount > self.LARGEST]
+        if huge:
+            raise forms.ValidationError(
+                f"{', '.join(huge)}: no amount can be larger than {self.LARGEST:,}.")
+        return amounts
 
 
 class ProviderUuidField(forms.CharField):

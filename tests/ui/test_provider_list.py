@@ -460,3 +460,13 @@ def test_query_counts_do_not_grow_with_the_providers(client, db):
     fragment = reverse("ui:provider-subtree", args=[big_root.uuid]) + "?start=3&fragment=1"
     assert _count(client, fragment) <= 12
     assert max(small) <= 16
+
+
+def test_a_huge_amount_is_a_form_error_not_a_500(client, sample):
+    """Issue 43 (and 40): resources=VCPU:9223372036854775808 answered 500."""
+    from django.urls import reverse
+
+    response = client.get(reverse("ui:providers"), {"resources": "VCPU:9223372036854775808"})
+    assert response.status_code in (200, 400)
+    assert ("VCPU:9223372036854775808: no amount can be larger than "
+            "9,223,372,036,854,775,807.") in response.content.decode()
