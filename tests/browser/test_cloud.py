@@ -64,6 +64,16 @@ def test_capacity_page_and_heatmap(ui, cloud):
         "cn1-numa0: VCPU 24 of 32 used (75.0%)"
     assert ui.locator("table").last.locator("td").all_inner_texts()[:2] == ["cn2-numa0", "VCPU"]
     screenshot(ui, "capacity")
+    # the map is one Tab stop; the arrow keys walk it (issue 43, item 8)
+    assert ui.locator(".heatmap a:not([tabindex='-1'])").count() == 1
+    cells.first.focus()
+    ui.keyboard.press("ArrowRight")
+    assert ui.evaluate("document.activeElement.getAttribute('aria-label')") == \
+        cells.nth(1).get_attribute("aria-label")
+    ui.keyboard.press("End")
+    assert ui.evaluate("document.activeElement === document.querySelector('.heatmap a:last-child')")
+    ui.keyboard.press("Tab")       # leaves the map at once
+    assert ui.evaluate("!document.activeElement.closest('.heatmap')")
 
     ui.click('tr[data-rc="VCPU"] >> text=VCPU')
     ui.wait_for_url(re.compile(r"\?rc=VCPU#heatmap$"))
