@@ -39,6 +39,7 @@ from providers.ui.change_log import describe, provider_names
 NAMES_IN_MESSAGE = 20   # providers named in the "applied" message; the rest are counted
 PER_PAGE = 50           # providers listed a page
 PREVIEW_SHOWN = 100     # preview rows shown that take the change without a problem
+FLAGGED_SHOWN = 150     # ... and of those refused or over capacity (all are counted)
 
 
 def _list_url(params):
@@ -100,7 +101,8 @@ def bulk_preview(request):
     plain = [pair for pair in outcomes if pair[1] in ("ok", "unchanged")]
     return render(request, "ui/bulk_preview.html", {
         "form": form, "changes": form.changes(), "rows": rows,
-        "outcomes": flagged + plain[:PREVIEW_SHOWN], "not_shown": len(plain[PREVIEW_SHOWN:]),
+        "outcomes": flagged[:FLAGGED_SHOWN] + plain[:PREVIEW_SHOWN],
+        "not_shown": len(plain[PREVIEW_SHOWN:]), "flagged_not_shown": len(flagged[FLAGGED_SHOWN:]),
         "provider_url": row_url("ui:provider"),
         "applicable": [row for row in rows if not row.problem],
         "refused": [row for row in rows if row.problem],

@@ -26,7 +26,7 @@ from foundation.ui.numbers import number, percent
 from providers.ui.tree_layout import usage_bar
 
 TABLE_ROWS = 50
-HEAT_CELLS = 1000   # cells a page of the heat map ("map" pages): the page stays < 200 KiB
+HEAT_CELLS = 800   # cells a page of the heat map ("map" pages): the page stays < 200 KiB
 # the table's orders: (value of ?sort=, what a column header says it does)
 TABLE_SORTS = {"-usage": "fullest first", "usage": "emptiest first", "name": "by name"}
 OVER_CAPACITY = "over capacity"

@@ -20,8 +20,8 @@ def test_heatmap_numbers_without_hover_or_colour(ui, cloud):
     set_inventory(squeezed, {"VCPU": {"total": HOST_VCPU, "allocation_ratio": 4.0},
                              "MEMORY_MB": 200000, "DISK_GB": HOST_DISK})
     ui.goto("/ui/capacity/")
-    # every one has inventory: 1,000 cells a page of the map (the page stays under 200 KiB)
-    assert ui.locator(".heatmap a").count() == min(cloud.providers, 1000)
+    # every one has inventory: 800 cells a page of the map (the page stays under 200 KiB)
+    assert ui.locator(".heatmap a").count() == min(cloud.providers, 800)
     assert f"of {cloud.providers:,}" in ui.locator("nav[aria-label='heat map pages']").inner_text()
     check_widths(ui, "capacity-at-scale")
     ui.set_viewport_size({"width": 1440, "height": 900})
