@@ -65,11 +65,12 @@ class InventoryUsage:
 
     @property
     def percent(self):
-        """used / capacity in percent; None when there is no capacity."""
-        capacity = self.capacity
-        if capacity <= 0:
+        """used / usable (the whole units every page shows as capacity) in percent, as
+        usage bars compute it (providers.ui.tree_layout.usage_bar), so that one usage reads
+        the same everywhere; None when there is no capacity."""
+        if self.usable <= 0:
             return None
-        return self.used * 100.0 / capacity
+        return self.used * 100.0 / self.usable
 
 
 USAGE_COLUMNS = ("provider_id", "provider__uuid", "provider__name", "resource_class__name",

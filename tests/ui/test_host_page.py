@@ -86,3 +86,16 @@ def test_the_status_page_lists_every_over_capacity_row_paged_with_names(client, 
     second = client.get(reverse("ui:status"), {"over-page": 2})
     assert [row.provider_name for row in second.context["over_rows"]] == [
         f"full-{n}" for n in range(50, 55)]
+
+
+def test_one_percentage_for_one_usage_on_every_page(client, db):
+    """Issue 43, item 8: 106.3 % on the dashboard, 106.2 % on the capacity page."""
+    from tests.factories import make_provider
+
+    host = make_provider("odd", inventory={"VCPU": {"total": 15, "allocation_ratio": 1.07}})
+    allocate(make_consumer(), host, unchecked=True, VCPU=17)       # 17 of 16 whole units
+    shown = "17 of 16 (106.2%)"
+    assert shown in client.get(reverse("ui:provider", args=[host.uuid])).content.decode()
+    capacity = client.get(reverse("ui:capacity")).content.decode()
+    assert "VCPU 17 of 16 used (106.2%)" in capacity
+    assert shown in client.get(reverse("ui:dashboard")).content.decode()
