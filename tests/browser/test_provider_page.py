@@ -117,7 +117,7 @@ def test_usage_comes_first_and_the_confirmation_shows_where_the_operator_looks(u
     ui.goto(f"/ui/providers/{busy_node.uuid}/")
     assert in_view(ui.locator("#inventories"))   # usage vs capacity on the first screen
     assert (ui.locator("#inventories").bounding_box()["y"]
-            < ui.get_by_role("heading", name="Allocations by consumer").bounding_box()["y"])
+            < ui.get_by_role("heading", name="Consumers").bounding_box()["y"])
     ui.goto(f"/ui/providers/{busy_node.uuid}/?edit=MEMORY_MB#inventory-form")
     form = ui.locator("#inventory-form form")
     form.locator("input[name=total]").fill("30000")   # below the 40,960 allocated
