@@ -115,3 +115,19 @@ def test_why_not_answers_for_the_whole_cloud_first(ui):
     ui.get_by_role("button", name="Explain").click()
     ui.wait_for_selector("section.tree-card")
     assert "(8 siblings, the same)" in ui.locator("#page-trees section.tree-card").first.inner_text()
+
+
+def test_few_tabs_to_the_first_candidate(ui):
+    """Issue 43, item 8: 37 Tabs to the first candidate; now the skip link goes there."""
+    _cloud()
+    ui.goto("/ui/candidates/?q=resources%3DVCPU%3A1&version=1.39")
+    ui.keyboard.press("Tab")
+    assert ui.evaluate("document.activeElement.textContent") == "Skip to the candidates"
+    ui.keyboard.press("Enter")
+    presses = 0
+    while presses < 5:
+        ui.keyboard.press("Tab")
+        presses += 1
+        if ui.evaluate("!!document.activeElement.closest('table tbody tr:not(.root)')"):
+            break
+    assert presses <= 3, presses    # the tree's link, then the first candidate's provider
