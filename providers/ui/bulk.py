@@ -38,8 +38,8 @@ from providers.ui.change_log import describe, provider_names
 
 NAMES_IN_MESSAGE = 20   # providers named in the "applied" message; the rest are counted
 PER_PAGE = 50           # providers listed a page
-PREVIEW_SHOWN = 100     # preview rows shown that take the change without a problem
-FLAGGED_SHOWN = 150     # ... and of those refused or over capacity (all are counted)
+PREVIEW_SHOWN = 50     # preview rows shown that take the change without a problem
+FLAGGED_SHOWN = 60     # ... and of those refused or over capacity (all are counted)
 
 
 def _list_url(params):
