@@ -5,9 +5,10 @@ against the consumer and provider generations the operator saw, so a concurrent
 change is a conflict, not a silent overwrite; the write's own checks (capacity,
 constraints, inventory) apply as they do to the API's writes.
 """
-from allocations import exceptions, selectors
+from allocations import exceptions, selectors, tree_moves
 from allocations.models import Consumer
 from allocations.services import ConsumerAllocations, allocations_replace
+from providers.models import ResourceProvider
 
 
 def allocation_move(*, consumer_uuid, resource_class, source_uuid, target_uuid,
@@ -50,6 +51,69 @@ def allocation_remove(*, consumer_uuid, resource_class, provider_uuid, consumer_
     _replace_checked(consumer_uuid, current, wanted, consumer_generation,
                      {provider_uuid: provider_generation})
     return amount
+
+
+def consumer_move_tree(*, consumer_uuid, source_root_uuid, target_root_uuid,
+                       consumer_generation, provider_generations):
+    """Move everything the consumer holds in the tree of `source_root_uuid` into the tree
+    of `target_root_uuid`, in one write (allocations.tree_moves.plan_tree_move places
+    each allocation); its allocations elsewhere (a sharing provider's) stay.
+
+    One allocations_replace() checked against the consumer generation and
+    `provider_generations` ({uuid: generation} the caller saw: the source tree's
+    providers and the target tree's), so the plan written is the plan shown.
+    Returns the TreePlan written. Raises ConsumerAllocationsNotFound,
+    TreeMoveToSameTree, TreeMoveDoesNotFit, ProviderDoesNotExist, and the write's
+    errors (ConsumerGenerationConflict, ProviderGenerationMismatch, CapacityExceeded …).
+    """
+    if source_root_uuid == target_root_uuid:
+        raise exceptions.TreeMoveToSameTree(source_root_uuid)
+    roots = dict(ResourceProvider.objects.filter(
+        uuid__in=[source_root_uuid, target_root_uuid], parent__isnull=True)
+        .values_list("uuid", "id"))
+    for uuid in (source_root_uuid, target_root_uuid):
+        if uuid not in roots:
+            raise exceptions.ProviderDoesNotExist(uuid)
+    consumer = selectors.consumer_get(uuid=consumer_uuid)
+    held = [] if consumer is None else tree_moves.held_in_tree(
+        consumer_id=consumer.id, root_id=roots[source_root_uuid])
+    if not held:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    inventories = tree_moves.tree_inventories(
+        root_ids=[roots[target_root_uuid]], classes={h.resource_class for h in held})
+    plan = tree_moves.plan_tree_move(held, inventories.get(roots[target_root_uuid], []))
+    if not plan.fits:
+        raise exceptions.TreeMoveDoesNotFit(target_root_uuid, plan.reasons)
+    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
+    moving = {h.provider_uuid for h in held}
+    wanted = {rp_uuid: dict(entry["resources"])
+              for rp_uuid, entry in current.allocations.items() if rp_uuid not in moving}
+    for rp_uuid, resources in plan.allocations().items():
+        on_target = wanted.setdefault(rp_uuid, {})
+        for rc, amount in resources.items():
+            on_target[rc] = on_target.get(rc, 0) + amount
+    _replace_checked(consumer_uuid, current, wanted, consumer_generation, provider_generations)
+    return plan
+
+
+def allocation_add(*, consumer_uuid, provider_uuid, resource_class, amount,
+                   consumer_generation, provider_generation=None):
+    """Add `amount` of `resource_class` on `provider_uuid` to an existing consumer's
+    allocations (summed with what it may hold there already), the others kept.
+
+    One allocations_replace() checked against the consumer generation the caller saw
+    (and the provider's, when given); the write's own checks apply (inventory, capacity,
+    min/max unit, step). Raises ConsumerAllocationsNotFound and the write's errors.
+    """
+    current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
+    if not current.allocations:
+        raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    wanted = {rp_uuid: dict(entry["resources"])
+              for rp_uuid, entry in current.allocations.items()}
+    on_provider = wanted.setdefault(provider_uuid, {})
+    on_provider[resource_class] = on_provider.get(resource_class, 0) + amount
+    generations = {} if provider_generation is None else {provider_uuid: provider_generation}
+    _replace_checked(consumer_uuid, current, wanted, consumer_generation, generations)
 
 
 def _without_one(consumer_uuid, provider_uuid, resource_class):

@@ -165,3 +165,17 @@ class ReshapeConflict(ConcurrentUpdate):
 
     def __init__(self, reason):
         super().__init__(f"update conflict: {reason}")
+
+
+class TreeMoveDoesNotFit(InvalidInput):
+    """A whole-host move whose allocations do not all fit in the target tree (operator UI)."""
+
+    def __init__(self, target, reasons):
+        super().__init__(f"The consumer's allocations do not fit on {target}: "
+                         + "; ".join(reasons) + ".")
+
+
+class TreeMoveToSameTree(InvalidInput):
+    def __init__(self, root_uuid):
+        super().__init__(f"The allocations are already in the tree of resource provider "
+                         f"{root_uuid}: choose another host.")

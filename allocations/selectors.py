@@ -10,6 +10,7 @@ from allocations.models import UNKNOWN_CONSUMER_TYPE, Allocation, Consumer, Cons
 from providers.models import (
     ChangeRecord, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider,
 )
+from foundation.uuids import canonical_uuid_or_none
 from providers.querysets import capacity_expression, with_usage
 from providers.rules.names import SHARING_TRAIT
 
@@ -285,21 +286,31 @@ def provider_related(*, provider_id, root_ids):
     return ResourceProvider.objects.filter(related_q(root_ids), id=provider_id).exists()
 
 
+def tree_root_id(name_or_uuid):
+    """The root id of the tree of the provider with that uuid or name, or None."""
+    canonical = canonical_uuid_or_none(name_or_uuid)
+    lookup = {"uuid": canonical} if canonical else {"name": name_or_uuid}
+    return ResourceProvider.objects.filter(**lookup).values_list("root_id", flat=True).first()
+
+
 def provider_names(*, ids):
     """{id: name}; one query."""
     return dict(ResourceProvider.objects.filter(id__in=ids).values_list("id", "name"))
 
 
-def consumer_list(*, filters, query=""):
+def consumer_list(*, filters, query="", root_id=None):
     """Consumers whose allocations match `filters` (Allocation lookups, as
-    usages_grouped's) and whose uuid contains `query`, by uuid, with project,
-    user and type loaded (a queryset to paginate)."""
+    usages_grouped's), whose uuid contains `query` and (root_id) that hold something in
+    that tree, by uuid, with project, user and type loaded (a queryset to paginate)."""
     consumers = Consumer.objects.select_related("project", "user", "consumer_type")
     allocation_filters = {key.removeprefix("consumer__"): value
                           for key, value in (filters or {}).items()}
     consumers = consumers.filter(**allocation_filters)
     if query:
         consumers = consumers.filter(uuid__icontains=query)
+    if root_id is not None:
+        consumers = consumers.filter(id__in=Allocation.objects.filter(
+            provider__root_id=root_id).values("consumer_id"))
     return consumers.order_by("uuid")
 
 

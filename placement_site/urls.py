@@ -58,6 +58,8 @@ urlpatterns = [
     # The admin's CSS/JS straight from the app directories (no collectstatic, no
     # separate web server needed); the files are small and the pages staff-only.
     re_path(r"^static/(?P<path>.+)$", serve_static, {"insecure": True}),
+    # What browsers ask for unasked: the pages' icon (providers/static/ui/favicon.svg).
+    path("favicon.ico", serve_static, {"path": "ui/favicon.svg", "insecure": True}),
     re_path(r"^.*$", not_found, name="unmatched"),  # metrics label it "unmatched"
 ]
 

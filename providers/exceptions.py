@@ -159,3 +159,20 @@ class InvalidQuery(InvalidInput):
     that does not exist. The value grammars of `resources`, `required` and `member_of`
     (providers/query_params.py) raise it for GET /allocation_candidates too; candidates'
     own rules raise candidates.exceptions.InvalidCandidatesQuery."""
+
+
+class ChangeNotRevertible(InvalidInput):
+    """A change log entry the operator UI cannot undo (what it changed is not recorded
+    whole, or it is not an inventory or allocation change)."""
+
+    def __init__(self, record, why="only inventory and allocation changes are undone"):
+        super().__init__(f"Change {record.id} ({record.kind} {record.action}) cannot be "
+                         f"reverted: {why}.")
+
+
+class ChangedSinceEntry(ConcurrentUpdate):
+    """A revert of an entry whose entity changed after it (operator UI)."""
+
+    def __init__(self, what, then, now):
+        super().__init__(f"{what} changed after this entry (generation {then} then, {now} "
+                         "now): revert the newer entries first, or edit it.")

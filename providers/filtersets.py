@@ -20,6 +20,7 @@ from django.utils.html import format_html, format_html_join
 
 from foundation.api.microversion import MAX
 from foundation.domain_errors import DomainError, error_message
+from foundation.uuids import is_uuid_like
 from providers import query_params, querysets
 from providers.api.views.resource_providers import list_query_refusal
 from providers.exceptions import InvalidQuery
@@ -114,7 +115,7 @@ class ResourcesField(_GrammarField):
                      if amount >= query_params.NEVER_FITS]
         if too_large:
             raise forms.ValidationError(
-                f"No inventory holds more than {query_params.NEVER_FITS - 1} of a "
+                f"No inventory holds more than {query_params.NEVER_FITS - 1:,} of a "
                 f"resource class: nothing can match {', '.join(too_large)}.")
         return amounts
 
@@ -132,12 +133,27 @@ class ProviderUuidField(forms.CharField):
         return value
 
 
+class ProviderUuidOrNameField(ProviderUuidField):
+    """A provider's uuid (checked as the API checks it) or its name (a host name: the
+    operator's word for a tree); cleans to the uuid. Unknown names are a form error."""
+
+    def clean(self, value):
+        value = forms.CharField.clean(self, value).strip()
+        if value and not is_uuid_like(value):
+            found = ResourceProvider.objects.filter(name=value).values_list(
+                "uuid", flat=True).first()
+            if found is None:
+                raise forms.ValidationError(f"No resource provider is named “{value}”.")
+            return found
+        return super().clean(value)
+
+
 def _grammar_filter(field):
     """A django-filter Filter whose form field is `field` (cleaned value: the parse)."""
     return type(f"{field.__name__[:-5]}Filter", (django_filters.Filter,), {"field_class": field})
 
 
-UuidFilter = _grammar_filter(ProviderUuidField)
+UuidOrNameFilter = _grammar_filter(ProviderUuidOrNameField)
 TraitQueryFilter = _grammar_filter(TraitQueryField)
 AggregateQueryFilter = _grammar_filter(AggregateQueryField)
 ResourcesFilter = _grammar_filter(ResourcesField)
@@ -160,8 +176,8 @@ class ProviderFilterSet(django_filters.FilterSet):
     q = django_filters.CharFilter(
         label="Name or uuid contains", method="filter_q",
         widget=forms.TextInput(attrs={"type": "search", "size": 22}))
-    in_tree = UuidFilter(
-        label="In tree of (uuid)", method="filter_in_tree",
+    in_tree = UuidOrNameFilter(
+        label="In tree of (host name or uuid)", method="filter_in_tree",
         widget=forms.TextInput(attrs={"type": "search", "size": 36}))
     required = TraitQueryFilter(label="Traits (required / !forbidden)", method="filter_required")
     member_of = AggregateQueryFilter(label="Member of aggregate", method="filter_member_of")

@@ -15,9 +15,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from allocations import edits, selectors
+from allocations import edits, reverts, selectors
 from allocations.ui.forms import (
-    ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
+    AddAllocationForm, ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
     RemoveAllocationsForm,
 )
 from allocations.ui.move_targets import is_related, move_choice, name_roots
@@ -38,7 +38,8 @@ def consumer_list(request):
     valid = form.is_valid() if form.is_bound else True
     consumers = selectors.consumer_list(
         filters=form.cleaned_filters(),
-        query=form.cleaned_data.get("q", "") if form.is_bound and valid else "")
+        query=form.cleaned_data.get("q", "") if form.is_bound and valid else "",
+        root_id=form.cleaned_data.get("host") if form.is_bound and valid else None)
     if not valid:
         consumers = consumers.none()
     page = Paginator(consumers, CONSUMERS_PER_PAGE).get_page(request.GET.get("page"))
@@ -63,7 +64,8 @@ def _render_consumer(request, uuid, *, bound_form=None, confirm_remove=None,
     that no longer exists but has a history shows that. confirm_remove_one: the
     (provider uuid, class) whose removal is to be confirmed."""
     consumer = selectors.consumer_get(uuid=uuid)
-    log = change_log_section(request, kind=ChangeRecord.KIND_CONSUMER, entity=uuid)
+    log = change_log_section(request, kind=ChangeRecord.KIND_CONSUMER, entity=uuid,
+                             revertible=reverts.revertible)
     if consumer is None and not log["recorded"]:
         raise Http404(f"No consumer with uuid {uuid}")
     rows = selectors.consumer_allocation_rows(consumer_id=consumer.id) if consumer else []
@@ -74,10 +76,15 @@ def _render_consumer(request, uuid, *, bound_form=None, confirm_remove=None,
                                               "resource_class": a.resource_class.name}),
         "confirm_remove": confirm_remove_one == (a.provider.uuid, a.resource_class.name),
     } for a in rows]
+    hosts = (ResourceProvider.objects.filter(id__in={a.provider.root_id for a in rows})
+             .order_by("name").values("uuid", "name")) if rows else []
     return render(request, "ui/consumer.html", {
         "uuid": uuid,
         "consumer": consumer,
         "allocations": allocations,
+        "hosts": hosts,
+        "add_form": bound_form if isinstance(bound_form, AddAllocationForm) else AddAllocationForm(
+            initial={"consumer_generation": consumer.generation if consumer else 0}),
         "providers": len({a.provider_id for a in rows}),
         "bound_form": bound_form,
         "confirm_remove": confirm_remove,

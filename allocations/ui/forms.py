@@ -3,7 +3,7 @@ from django import forms
 
 from allocations import selectors
 from allocations.models import UNKNOWN_CONSUMER_TYPE
-from providers.rules import MAX_NAME_LENGTH
+from providers.rules import MAX_INT, MAX_NAME_LENGTH
 
 
 class UsageFilterForm(forms.Form):
@@ -45,11 +45,24 @@ class UsageFilterForm(forms.Form):
 
 
 class ConsumerFilterForm(UsageFilterForm):
-    """The consumers list (/ui/consumers/): the usages filters plus a uuid search."""
+    """The consumers list (/ui/consumers/): the usages filters, a uuid search and a host
+    (the consumers holding anything in the tree of the provider so named, or with that
+    uuid)."""
 
     q = forms.CharField(required=False, max_length=36, label="UUID contains")
+    host = forms.CharField(required=False, max_length=200, label="On host (name or uuid)")
     group_by = None
     sort = None
+
+    def clean_host(self):
+        value = self.cleaned_data["host"].strip()
+        if not value:
+            return None
+        root_id = selectors.tree_root_id(value)
+        if root_id is None:
+            raise forms.ValidationError(f"No resource provider is named or has the uuid "
+                                        f"“{value}”.")
+        return root_id
 
 
 class MoveAllocationForm(forms.Form):
@@ -99,3 +112,44 @@ class RemoveAllocationsForm(forms.Form):
 
     consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
+class MoveTreeSearchForm(forms.Form):
+    """The whole-host move picker: the source host (tree root) and a name search."""
+
+    root = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    q = forms.CharField(required=False, max_length=200, label="Host name contains")
+
+
+class MoveTreeForm(forms.Form):
+    """Move everything the consumer holds on one host to another, checked against the
+    generations the page showed: the consumer's and each provider's of both trees
+    ("<uuid>:<generation>" separated by spaces)."""
+
+    source_root = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    target_root = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    generations = forms.CharField(required=False, max_length=100_000, widget=forms.HiddenInput)
+
+    def clean_generations(self):
+        generations = {}
+        for item in self.cleaned_data["generations"].split():
+            rp_uuid, _, generation = item.rpartition(":")
+            if not rp_uuid or not generation.isdigit():
+                raise forms.ValidationError("The page's provider generations are garbled; "
+                                            "reload the page.")
+            generations[rp_uuid] = int(generation)
+        return generations
+
+
+class AddAllocationForm(forms.Form):
+    """Add an allocation to the consumer: a class and amount on a provider named by name
+    or uuid, checked against the consumer generation the page showed."""
+
+    consumer_generation = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    provider = forms.CharField(max_length=200, label="Provider (name or uuid)")
+    resource_class = forms.CharField(max_length=MAX_NAME_LENGTH, label="Class")
+    amount = forms.IntegerField(min_value=1, max_value=MAX_INT, label="Amount")
+
+    def clean_resource_class(self):
+        return self.cleaned_data["resource_class"].strip().upper()

@@ -21,9 +21,12 @@ from allocations.models import UNKNOWN_CONSUMER_TYPE
 from foundation.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 from foundation.ui import numbers
+from foundation.ui.links import row_url
+from providers.selectors.capacity import InventoryUsage, over_capacity_usages
 from providers.ui.tree_layout import usage_row
 
 TOP_USAGE_ROWS = 10
+OVER_PER_PAGE = 50   # over-capacity rows a page of the status page
 
 
 @staff_member_required
@@ -168,11 +171,14 @@ def status(request):
     """The placement_status health checks (allocations.status_checks), each with its
     result, details, examples and advice; a fixed number of queries."""
     results, worst = status_checks.run_checks()
+    over = Paginator(over_capacity_usages(), OVER_PER_PAGE).get_page(request.GET.get("over-page"))
     return render(request, "ui/status.html", {
         "results": [{"title": title, "result": result,
                      "css": result.name.lower()} for title, result in results],
         "worst": status_checks.RESULT_NAMES[worst],
         "worst_css": status_checks.RESULT_NAMES[worst].lower(),
+        "over": over, "over_rows": [InventoryUsage(*row) for row in over.object_list],
+        "provider_url": row_url("ui:provider"),
     })
 
 

@@ -67,6 +67,7 @@ import math
 
 from candidates import engine
 from candidates.explain import reasons
+from candidates.explain.cloud import summarize
 from candidates.explain.page import Page
 from candidates.resolve import resolve
 from candidates.sql import trees as trees_sql
@@ -79,13 +80,16 @@ class UnknownTree(LookupError):
     """explain(tree=...) names no provider, whole or in part."""
 
 
-def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1):
+def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1, cloud=False):
     """Explain a request.CandidateQuery over one page of trees (see the module docstring).
 
     page: 1-based page number (clamped to the pages there are); per_page: trees per page
     (1..MAX_PER_PAGE); tree: uuid or name of a provider: explain its tree only; or else
     a part of provider names: explain (a page of) the trees of the providers named so;
-    max_candidates: the deployment's [placement] max_allocation_candidates (only noted).
+    max_candidates: the deployment's [placement] max_allocation_candidates (only noted);
+    cloud: without a tree, explain every tree (still a constant number of queries) and
+    add "cloud" (explain.cloud.summarize: counts per reason over all trees, the closest
+    hosts); the page's trees are then a slice of them.
     Raises InvalidCandidatesQuery as GET /allocation_candidates does (unknown names, in §3.6
     order) and UnknownTree.
     """
@@ -119,10 +123,16 @@ def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1):
             "pages": 1 if single else max(1, math.ceil(total / per_page)),
             "trees": total}
     if stopped is not None:
+        empty = {"trees": total, "fitting_trees": 0, "summary": [], "closest": []}
         return {"reasons": [reasons.stopped(stopped)] + notes, "page": info,
-                "fitting_trees": 0, "trees": []}
-    found = Page(evaluation, root_ids).run()
-    return {"reasons": notes, "page": info,
-            "fitting_trees": sum(1 for t in found if t["fits"]), "trees": found}
+                "fitting_trees": 0, "trees": [], **({"cloud": empty} if cloud else {})}
+    answer = {"reasons": notes, "page": info}
+    if cloud and tree is None:
+        everything = Page(evaluation, trees_sql.roots_by_name(0, total)).run()
+        answer["cloud"] = summarize(everything)
+        found = everything[(page - 1) * per_page:page * per_page]
+    else:
+        found = Page(evaluation, root_ids).run()
+    return {**answer, "fitting_trees": sum(1 for t in found if t["fits"]), "trees": found}
 
 

@@ -103,12 +103,12 @@ class _GroupFields(forms.Form):
     aggregates. Malformed resources and aggregates are refused here, with the words of the
     API's own parsers (providers.query_params); names are left for the API to judge."""
 
-    resources = forms.CharField(label="Resources", required=False, max_length=2000,
-                                widget=forms.TextInput(attrs={"placeholder": "CUSTOM_VF:2"}))
-    required = forms.CharField(label="Required traits", required=False, max_length=2000,
-                               widget=forms.TextInput(attrs={"placeholder": "HW_CPU_X86_AVX2"}))
-    forbidden = forms.CharField(label="Forbidden traits", required=False, max_length=2000,
-                                widget=forms.TextInput(attrs={"placeholder": "CUSTOM_X"}))
+    # No placeholders: grey examples in a box read as values (issue 43); the labels say
+    # what goes in.
+    resources = forms.CharField(label="Resources (CLASS:amount)", required=False,
+                                max_length=2000)
+    required = forms.CharField(label="Required traits", required=False, max_length=2000)
+    forbidden = forms.CharField(label="Forbidden traits", required=False, max_length=2000)
     aggregates = forms.CharField(label="In one of the aggregates (uuids)", required=False,
                                  max_length=2000)
 
@@ -168,7 +168,6 @@ class GroupForm(_GroupFields):
         super().__init__(*args, **kwargs)
         self.fields["resources"].label = "Resources (CLASS:amount)"
         for field in self.fields.values():   # the row's labels are its table's headers
-            field.widget.attrs.pop("placeholder", None)   # a blank row must look blank
             field.widget.attrs.update({"aria-label": f"Group {row}: {field.label}",
                                        "size": field.widget.attrs.get("size", 16)})
 
@@ -235,7 +234,7 @@ class FlavorForm(_GroupFields):
         self.version_name = candidate_versions()[0]
         version = Version.parse(self.version_name)
         super().__init__(data, version=version, **kwargs)
-        self.fields["resources"].label = "Other resources"
+        self.fields["resources"].label = "Other resources (CLASS:amount)"
         self.groups = GroupFormSet(data, prefix="group", form_kwargs={"version": version})
 
     def is_valid(self):

@@ -22,16 +22,15 @@ import orjson
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
-from django.http import HttpResponse, JsonResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.encoding import iri_to_uri
 from django.views.decorators.http import require_http_methods
 
-from candidates import engine, explain, present
-from candidates.explain import reasons as explain_reasons
-from candidates.ui.forms import CandidatesForm, FlavorForm, OrderForm, WhyNotForm
+from candidates import engine, present
+from candidates.ui.forms import CandidatesForm, FlavorForm, OrderForm
 from candidates.options import engine_options, extensions
 from candidates.request import parse_request
 from candidates.sql import summaries as summary_sql
@@ -210,6 +209,21 @@ def _room(figures, allocations):
     return "" if room is None else f"{room * 100:.0f}%"
 
 
+FLAVOR_KEPT = "candidates-flavor"   # session key: the last flavor written, with its query
+
+
+def _kept_flavor(request, query):
+    """The flavor form as last filled in, when the page shows the query it wrote."""
+    kept = request.session.get(FLAVOR_KEPT)
+    if not kept or query is None or kept.get("q") != query:
+        return None
+    data = QueryDict(mutable=True)
+    for key, values in kept["data"].items():
+        if key != "csrfmiddlewaretoken":
+            data.setlist(key, values)
+    return FlavorForm(data)
+
+
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def candidates(request):
@@ -224,6 +238,10 @@ def candidates(request):
             return render(request, "ui/candidates.html",
                           {"form": CandidatesForm(), "flavor": flavor})
         params = {"q": flavor.query(), "version": flavor.version_name}
+        # the flavor stays filled in on the page its query is answered on
+        request.session[FLAVOR_KEPT] = {"q": params["q"], "data": dict(request.POST.lists())}
+    else:
+        flavor = _kept_flavor(request, params.get("q")) or flavor
     form = CandidatesForm(params if "q" in params else None)
     context = {"form": form, "flavor": flavor}
     if form.is_bound and form.is_valid():
@@ -329,136 +347,3 @@ def _page_number(value):
         return max(1, int(value))
     except (TypeError, ValueError):
         return 1
-
-
-# --- why not? -----------------------------------------------------------------------------
-
-
-def explain_query(query_string, version, *, page=1, per_page=None, tree=None):
-    """Explain GET /allocation_candidates?query_string at `version` ("1.39") over one page
-    of trees (per_page of them, default explain.PER_PAGE) or the tree of the provider
-    named or with uuid `tree`.
-
-    Returns (explanation, None) (candidates.explain's document) or (None, error) with
-    error = {status, title, code, detail} as the API would refuse the query.
-    """
-    version = Version.parse(version)
-    try:
-        parsed = parse_request(QueryDict(query_string), version, extensions())
-        return explain.explain(parsed.query, page=page or 1,
-                               per_page=per_page or explain.PER_PAGE, tree=tree,
-                               max_candidates=engine_options()["max_candidates"]), None
-    except DomainError as exc:
-        return None, refusal(exc, version)[1]
-    except explain.UnknownTree as exc:
-        return None, {"status": 400, "title": HTTPStatus(400).phrase, "code": None,
-                      "detail": str(exc)}
-
-
-def _form_error(form):
-    """The form's problems as one refusal (400)."""
-    detail = " ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
-    return {"status": 400, "title": HTTPStatus(400).phrase, "code": None, "detail": detail}
-
-
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def why_not(request):
-    """The explainer's page: a form, then per tree and per provider what excludes it.
-    A refused query shows Placement's status, message and code in the page, which
-    itself answers 200 like the candidates page (the JSON answers the refusal's
-    status). Posted like the explorer: redirected to its URL when that fits a link."""
-    params = _params(request)
-    form = WhyNotForm(params if "q" in params else None)
-    context = {"form": form}
-    if form.is_bound and form.is_valid():
-        data = form.cleaned_data
-        base = {"q": data["q"], "version": data["version"]}
-        for optional in ("tree", "per_page"):
-            if data[optional]:
-                base[optional] = data[optional]
-        json_base = dict(base)
-        if data["excluded"]:
-            base["excluded"] = "on"
-        url = page_url("ui:why-not", **base, page=data["page"])
-        if request.method == "POST" and fits_in_link(url):
-            return redirect(url)
-        context.update({"long_query": query_size(form.api_path(), url),
-                        "posted_fields": list(base.items())})
-        explanation, error = explain_query(data["q"], data["version"], page=data["page"],
-                                           per_page=data["per_page"], tree=data["tree"])
-        context.update({"ran": True, "version": data["version"], "api_path": form.api_path(),
-                        "candidates_query": urlencode({"q": data["q"],
-                                                       "version": data["version"]})})
-        if error:
-            context["error"] = error
-        else:
-            info = explanation["page"]
-            trees = explanation["trees"]
-            shown = [t for t in trees if not t["fits"]] if data["excluded"] else trees
-            context.update({
-                "explanation": explanation,
-                "trees": _tree_cards(shown),
-                "hidden_fitting": len(trees) - len(shown),
-                "summary": reason_summary(trees),
-                "page_query": urlencode(base),
-                "json_query": urlencode({**json_base, "page": info["number"]}),
-                "page_links": list(Paginator(range(info["trees"] or 1), info["per_page"])
-                                   .get_elided_page_range(info["number"])),
-                "first_tree": (info["number"] - 1) * info["per_page"] + 1,
-                "last_tree": (info["number"] - 1) * info["per_page"]
-                + len(explanation["trees"]),
-            })
-    return render(request, "ui/why_not.html", context)
-
-
-def reason_summary(trees):
-    """[(label, trees, providers)]: per reason label (explain.reasons.summary_label), how
-    many of the excluded trees have such a reason (their own or a provider's) and on how
-    many providers; most trees first."""
-    found = {}
-    for tree in trees:
-        if tree["fits"]:
-            continue
-        for reason in tree["reasons"]:
-            found.setdefault(explain_reasons.summary_label(reason), [set(), set()])[0].add(
-                tree["root"]["uuid"])
-        for provider in tree["providers"]:
-            for reason in provider["reasons"]:
-                seen = found.setdefault(explain_reasons.summary_label(reason), [set(), set()])
-                seen[0].add(tree["root"]["uuid"])
-                seen[1].add(provider["uuid"])
-    return sorted(((label, len(roots), len(rps)) for label, (roots, rps) in found.items()),
-                  key=lambda row: (-row[1], row[0]))
-
-
-def _tree_cards(trees):
-    """The explanation's trees with what the page adds: links, and whether any provider
-    has a reason (a fitting tree folds its providers away)."""
-    link = row_url("ui:provider")
-    cards = []
-    for tree in trees:
-        card = dict(tree, url=link(tree["root"]["uuid"]),
-                    has_provider_reasons=any(p["reasons"] for p in tree["providers"]))
-        card["providers"] = [dict(p, url=link(p["uuid"])) for p in tree["providers"]]
-        card["shared_with"] = [dict(t, url=link(t["uuid"])) for t in tree["shared_with"]]
-        cards.append(card)
-    return cards
-
-
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def why_not_json(request):
-    """The explanation as JSON for scripts (shape: candidates.explain's docstring), plus
-    the query and version. Parameters: q, version, and optionally page, per_page (up to
-    explain.MAX_PER_PAGE trees) and tree. A refused query -> {"error": {status, title,
-    code, detail}} with its status (400). A query too long for a URL may be posted."""
-    form = WhyNotForm(_params(request))
-    if not form.is_valid():
-        return JsonResponse({"error": _form_error(form)}, status=400)
-    data = form.cleaned_data
-    explanation, error = explain_query(data["q"], data["version"], page=data["page"],
-                                       per_page=data["per_page"], tree=data["tree"])
-    if error:
-        return JsonResponse({"error": error}, status=error["status"])
-    return JsonResponse({"query": data["q"], "version": data["version"], **explanation})

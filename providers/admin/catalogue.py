@@ -1,6 +1,11 @@
 """The admin of resource classes and traits (custom names only) and of the change log."""
+from urllib.parse import urlencode
+
 from django import forms
 from django.contrib import admin
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
+from django.utils.html import format_html
 
 from providers import rules
 from providers.admin.forms import ServiceAdminMixin, ServiceModelForm
@@ -69,6 +74,34 @@ class ResourceClassAdmin(NamedAdmin):
 
     def delete_model(self, request, obj):
         resource_class_services.resource_class_delete(name=obj.name)
+
+    def get_deleted_objects(self, objs, request):
+        """A class in use is refused with how many providers and consumers hold it and
+        links to them, not Django's list of every protected inventory row (thousands of
+        "Inventory: 22@2045" naming no provider). Two queries a class."""
+        in_use = [line for obj in objs for line in in_use_lines(obj)]
+        if not in_use:
+            return super().get_deleted_objects(objs, request)
+        return [], {}, set(), in_use
+
+
+def in_use_lines(resource_class):
+    """Why `resource_class` cannot be deleted, as linked lines (empty when unused)."""
+    name = resource_class.name
+    providers = resource_class.inventories.values("provider_id").distinct().count()
+    consumers = resource_class.allocations.values("consumer_id").distinct().count()
+    lines = []
+    if providers:
+        lines.append(format_html(
+            '{} is in the inventory of {} provider{}: <a href="{}?{}">list them</a>', name,
+            f"{providers:,}", pluralize(providers), reverse("ui:bulk"),
+            urlencode({"resource_class": name})))
+    if consumers:
+        lines.append(format_html(
+            '{} consumer{} hold {}: <a href="{}?{}">their providers, used and capacity</a>',
+            f"{consumers:,}", pluralize(consumers), name, reverse("ui:capacity"),
+            urlencode({"rc": name})))
+    return lines
 
 
 class TraitForm(CustomNameForm):

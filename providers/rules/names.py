@@ -56,6 +56,10 @@ def custom_name_explained(name):
     fixed = CUSTOM_PREFIX + re.sub(r"[^A-Z0-9_]", "_", name.upper().removeprefix(CUSTOM_PREFIX))
     if len(name) > MAX_NAME_LENGTH:
         return f"The name has {len(name)} characters; at most {MAX_NAME_LENGTH} are allowed."
+    if fixed.strip("_") == CUSTOM_PREFIX.strip("_"):   # nothing after the prefix to keep
+        return (f"{name or 'An empty name'} cannot be created: a name is {CUSTOM_PREFIX} "
+                "followed by at least one upper-case letter, digit or underscore "
+                f"(e.g. {CUSTOM_PREFIX}FPGA).")
     if not name.startswith(CUSTOM_PREFIX):
         return (f"{name} cannot be created: a new name must start with {CUSTOM_PREFIX} "
                 f"(e.g. {fixed}).")

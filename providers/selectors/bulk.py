@@ -1,6 +1,7 @@
 """Reads for the bulk edit of allocation ratios and reserved amounts (/ui/bulk/).
 
-bulk_candidates() lists the providers a change may apply to; bulk_preview()
+bulk_matching() selects the providers a change may apply to (usage_rows() pages them);
+bulk_preview()
 computes what the change would do to each chosen one, with the same rules the
 service applies (providers.rules: field ranges, the capacity rule of the latest
 microversion, the capacity formula), without writing anything. Each preview
@@ -10,22 +11,55 @@ overwritten. A fixed number of queries each.
 """
 import dataclasses
 
+from django.db.models import Q
+
 from foundation.domain_errors import DomainError
-from providers import rules
-from providers.models import Inventory, ResourceProvider
-from providers.selectors.capacity import inventory_usages
+from foundation.uuids import canonical_uuid_or_none
+from providers import querysets, rules
+from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.selectors.capacity import USAGE_COLUMNS, InventoryUsage, inventory_usages
 
 # The inventory fields a bulk edit may change.
 BULK_FIELDS = ("allocation_ratio", "reserved")
 
 
-def bulk_candidates(*, resource_class, name_contains=""):
-    """[InventoryUsage] of the `resource_class` inventories of providers whose name
-    contains `name_contains` (any case), by provider name (one query)."""
+def tree_root_id(name_or_uuid):
+    """The root id of the tree of the provider with that uuid or name, or None."""
+    canonical = canonical_uuid_or_none(name_or_uuid)
+    lookup = Q(uuid=canonical) if canonical else Q(name=name_or_uuid)
+    return ResourceProvider.objects.filter(lookup).values_list("root_id", flat=True).first()
+
+
+def bulk_matching(*, resource_class, name_contains="", aggregate=None, trait=None,
+                  root_id=None, provider_uuids=None):
+    """The `resource_class` inventories (a lazy queryset) of the providers matching every
+    filter given: a part of the name (any case), membership of an aggregate (uuid), a
+    trait, the tree of `root_id`, a list of uuids."""
     inventories = Inventory.objects.filter(resource_class__name=resource_class)
     if name_contains:
         inventories = inventories.filter(provider__name__icontains=name_contains)
-    return inventory_usages(inventories)
+    if aggregate:
+        inventories = inventories.filter(provider_id__in=ProviderAggregate.objects.filter(
+            aggregate__uuid=aggregate).values("provider_id"))
+    if trait:
+        inventories = inventories.filter(provider_id__in=ProviderTrait.objects.filter(
+            trait__name=trait).values("provider_id"))
+    if root_id is not None:
+        inventories = inventories.filter(provider__root_id=root_id)
+    if provider_uuids is not None:
+        inventories = inventories.filter(provider__uuid__in=list(provider_uuids))
+    return inventories
+
+
+def usage_rows(inventories):
+    """The rows of `inventories` with their usage, by provider name, lazily (for a
+    Paginator: a count, then one page); usages_of() turns a page into InventoryUsage."""
+    return (querysets.with_usage(inventories).order_by("provider__name")
+            .values_list(*USAGE_COLUMNS))
+
+
+def usages_of(rows):
+    return [InventoryUsage(*row) for row in rows]
 
 
 @dataclasses.dataclass
@@ -69,16 +103,12 @@ def record_problem(resource_class, usage):
     return None
 
 
-def bulk_preview(*, resource_class, provider_uuids, changes):
-    """[PreviewRow] of the chosen providers that have inventory of `resource_class`, by
+def bulk_preview(*, resource_class, inventories, changes):
+    """[PreviewRow] of `inventories` (bulk_matching: of `resource_class`), by provider
     name. `changes` maps some of BULK_FIELDS to their new value. Rows that would go
     over capacity list the consumers holding the class there (two queries)."""
-    before = bulk_candidates(resource_class=resource_class)
-    chosen = set(provider_uuids)
     rows = []
-    for usage in before:
-        if usage.provider_uuid not in chosen:
-            continue
+    for usage in inventory_usages(inventories):
         after = dataclasses.replace(usage, **changes)
         rows.append(PreviewRow(usage, after, record_problem(resource_class, after)))
     over = {row.before.provider_id: row for row in rows if row.goes_over and not row.problem}

@@ -65,11 +65,12 @@ class InventoryUsage:
 
     @property
     def percent(self):
-        """used / capacity in percent; None when there is no capacity."""
-        capacity = self.capacity
-        if capacity <= 0:
+        """used / usable (the whole units every page shows as capacity) in percent, as
+        usage bars compute it (providers.ui.tree_layout.usage_bar), so that one usage reads
+        the same everywhere; None when there is no capacity."""
+        if self.usable <= 0:
             return None
-        return self.used * 100.0 / capacity
+        return self.used * 100.0 / self.usable
 
 
 USAGE_COLUMNS = ("provider_id", "provider__uuid", "provider__name", "resource_class__name",
@@ -196,3 +197,11 @@ def inventories_below_usage(provider, inventories):
             below.append(BelowUsage(rc, rules.reported_capacity(
                 record["total"], record["reserved"], record["allocation_ratio"]), used, tuple(held)))
     return below
+
+
+def over_capacity_usages():
+    """The inventories used beyond their capacity, by provider name then class, as a
+    lazy queryset of USAGE_COLUMNS rows (to page; InventoryUsage(*row) each): the status
+    page lists every one of them, named and linked."""
+    return (querysets.over_capacity(Inventory.objects)
+            .order_by("provider__name", "resource_class__name").values_list(*USAGE_COLUMNS))

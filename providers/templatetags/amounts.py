@@ -44,3 +44,12 @@ def _after_underscores(name):
 def percent_filter(value):
     """{{ value|percent }}: '75.0%' (foundation.ui.numbers.percent)."""
     return numbers.percent(value)
+
+
+@register.filter
+def share(used, capacity):
+    """used of capacity as a percentage, the one rounding (foundation.ui.numbers.percent);
+    '' without capacity."""
+    if not capacity or capacity <= 0:
+        return ""
+    return numbers.percent(used * 100.0 / capacity)

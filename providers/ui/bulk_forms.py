@@ -6,9 +6,10 @@ service when applied, with Placement's messages.
 """
 from django import forms
 
+from foundation import uuids
 from providers import rules
-from providers.models import ResourceClass
-from providers.selectors.bulk import BULK_FIELDS
+from providers.models import ResourceClass, Trait
+from providers.selectors.bulk import BULK_FIELDS, bulk_matching, tree_root_id
 
 
 def class_names():
@@ -25,16 +26,56 @@ class ListField(forms.Field):
 
 
 class BulkFilterForm(forms.Form):
-    """Which providers to list: those with inventory of a class, by name."""
+    """Which providers to list: those with inventory of a class, by a part of their name,
+    an aggregate, a trait, a tree (every filter given applies)."""
+
+    FILTERS = ("name", "aggregate", "trait", "tree")
 
     resource_class = forms.CharField(max_length=rules.MAX_NAME_LENGTH)
     name = forms.CharField(required=False, max_length=200, label="Name contains")
+    aggregate = forms.CharField(required=False, max_length=36, label="In aggregate (uuid)")
+    trait = forms.CharField(required=False, max_length=rules.MAX_NAME_LENGTH, label="With trait")
+    tree = forms.CharField(required=False, max_length=200,
+                           label="In the tree of (provider name or uuid)")
 
     def clean_resource_class(self):
         name = self.cleaned_data["resource_class"].strip()
         if not ResourceClass.objects.filter(name=name).exists():
             raise forms.ValidationError(f"No such resource class {name}.")
         return name
+
+    def clean_aggregate(self):
+        value = self.cleaned_data["aggregate"].strip()
+        if value and not uuids.is_uuid_like(value):
+            raise forms.ValidationError(f"An aggregate is named by its uuid; “{value}” is not one.")
+        return uuids.canonical_uuid_or_none(value) if value else ""
+
+    def clean_trait(self):
+        value = self.cleaned_data["trait"].strip()
+        if value and not Trait.objects.filter(name=value).exists():
+            raise forms.ValidationError(f"No such trait {value}.")
+        return value
+
+    def clean_tree(self):
+        value = self.cleaned_data["tree"].strip()
+        if not value:
+            return None
+        root_id = tree_root_id(value)
+        if root_id is None:
+            raise forms.ValidationError(f"No provider is named or has the uuid “{value}”.")
+        return root_id
+
+    def matching(self, **extra):
+        """The inventories the filters select (providers.selectors.bulk.bulk_matching)."""
+        data = self.cleaned_data
+        return bulk_matching(resource_class=data["resource_class"], name_contains=data["name"],
+                             aggregate=data["aggregate"] or None, trait=data["trait"] or None,
+                             root_id=data["tree"], **extra)
+
+    def filter_params(self):
+        """The filters as typed (for the links back to the list)."""
+        return {name: self.data.get(name, "") for name in ("resource_class", *self.FILTERS)
+                if self.data.get(name)}
 
 
 class BulkChangeForm(BulkFilterForm):
@@ -58,29 +99,67 @@ class BulkChangeForm(BulkFilterForm):
 
 
 class BulkPreviewForm(BulkChangeForm):
-    """The change and the providers ticked on the list."""
+    """The change, and the providers: those ticked on the list's page, or every
+    provider the filters match ("all", across pages)."""
+
+    SCOPES = (("ticked", "the providers ticked"), ("all", "every matching provider"))
 
     provider = ListField(required=False)
+    scope = forms.ChoiceField(choices=SCOPES, required=False)
 
-    def clean_provider(self):
-        uuids = self.cleaned_data["provider"]
-        if not uuids:
-            raise forms.ValidationError("Tick at least one provider.")
-        return uuids
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("scope") != "all" and not cleaned.get("provider"):
+            self.add_error("provider", "Tick at least one provider, or choose every "
+                                       "matching provider.")
+        return cleaned
+
+    def chosen(self):
+        """The inventories the change is previewed on."""
+        if self.cleaned_data.get("scope") == "all":
+            return self.matching()
+        return self.matching(provider_uuids=self.cleaned_data["provider"])
+
+
+def _targets(values):
+    targets = []
+    for value in values:
+        uuid, _, generation = value.rpartition(":")
+        if not uuid or not generation.isdigit():
+            raise forms.ValidationError(f"Not a provider and generation: {value}")
+        targets.append((uuid, int(generation)))
+    return targets
 
 
 class BulkApplyForm(BulkChangeForm):
-    """The change and each previewed provider with the generation it was previewed at."""
+    """The change and each previewed provider with the generation it was previewed at;
+    `over`: those of them the preview said would go over capacity. They are written
+    only when `over_ok` is ticked; `within_only` leaves them out."""
 
     target = ListField(required=False)
+    over = ListField(required=False)
+    within_only = forms.BooleanField(required=False)
+    over_ok = forms.BooleanField(required=False)
 
     def clean_target(self):
-        targets = []
-        for value in self.cleaned_data["target"]:
-            uuid, _, generation = value.rpartition(":")
-            if not uuid or not generation.isdigit():
-                raise forms.ValidationError(f"Not a provider and generation: {value}")
-            targets.append((uuid, int(generation)))
+        targets = _targets(self.cleaned_data["target"])
         if not targets:
             raise forms.ValidationError("Nothing to apply.")
         return targets
+
+    def clean_over(self):
+        return _targets(self.cleaned_data["over"])
+
+    def clean(self):
+        cleaned = super().clean()
+        over = set(cleaned.get("over") or [])
+        if over and not cleaned.get("within_only") and not cleaned.get("over_ok"):
+            raise forms.ValidationError(
+                f"{len(over)} provider(s) would go over capacity: apply only where the "
+                "change stays within capacity, or tick that you accept it.")
+        if cleaned.get("within_only") and "target" in cleaned:
+            cleaned["target"] = [t for t in cleaned["target"] if t not in over]
+            if not cleaned["target"]:
+                raise forms.ValidationError("Every provider would go over capacity: "
+                                            "nothing to apply.")
+        return cleaned

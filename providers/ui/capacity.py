@@ -26,6 +26,7 @@ from foundation.ui.numbers import number, percent
 from providers.ui.tree_layout import usage_bar
 
 TABLE_ROWS = 50
+HEAT_CELLS = 800   # cells a page of the heat map ("map" pages): the page stays < 200 KiB
 # the table's orders: (value of ?sort=, what a column header says it does)
 TABLE_SORTS = {"-usage": "fullest first", "usage": "emptiest first", "name": "by name"}
 OVER_CAPACITY = "over capacity"
@@ -94,13 +95,17 @@ def capacity(request):
     if chosen not in names:
         chosen = None
     cells = selectors.heat_cells(usages, chosen)
+    heat_page = Paginator(cells, HEAT_CELLS).get_page(request.GET.get("map"))
     return render(request, "ui/capacity.html", {
         "classes": [{"row": c, "bar": usage_bar(c.resource_class, c.used, c.capacity)}
                     for c in classes],
         "class_names": names,
         "chosen": chosen,
         "cells": cells,
-        "heatmap": [(cell.uuid, _heat_css(cell.step), _cell_label(cell)) for cell in cells],
+        "heat_page": heat_page,
+        "heatmap": [(cell.uuid, _heat_css(cell.step), _cell_label(cell))
+                    for cell in heat_page.object_list],
+        "heat_query": urlencode([("rc", chosen)] if chosen else []),
         "legend": _legend(),
         "over_cells": sum(cell.over for cell in cells),
         "table": _table(request, cells, chosen),

@@ -48,8 +48,11 @@ class ChangeLogFilterForm(forms.Form):
         return cleaned
 
 
-def change_log_section(request, *, kind, entity):
-    """The context of templates/ui/_change_log.html for one entity (as `log`)."""
+def change_log_section(request, *, kind, entity, revertible=None):
+    """The context of templates/ui/_change_log.html for one entity (as `log`).
+
+    revertible: a function telling which entries get a "Revert" button (the page's app
+    knows which of its changes it can undo); none without it."""
     bound = any(key.startswith(f"{PREFIX}-") and key != f"{PREFIX}-page" for key in request.GET)
     actions = change_actions(kind=kind, entity=entity)
     form = ChangeLogFilterForm(request.GET if bound else None, actions=actions)
@@ -61,7 +64,7 @@ def change_log_section(request, *, kind, entity):
         entries = entries.none()
     page = Paginator(entries, PER_PAGE).get_page(request.GET.get(f"{PREFIX}-page"))
     records = list(page.object_list)
-    names = _provider_names(records)
+    names = provider_names(records)
     kept = [(key, value) for key, value in request.GET.items()
             if key.startswith(f"{PREFIX}-") and key != f"{PREFIX}-page" and value]
     return {
@@ -69,7 +72,9 @@ def change_log_section(request, *, kind, entity):
         "form": form,
         "page": page,
         "filtered": bool(filters) or bool(form.errors),
-        "rows": [{"entry": record, "lines": describe(record, names)} for record in records],
+        "rows": [{"entry": record, "lines": describe(record, names),
+                  "revertible": bool(revertible and revertible(record))} for record in records],
+        "next": request.get_full_path(),
         "page_query": urlencode(kept),
         "retention_days": settings.PLACEMENT_CHANGE_LOG_RETENTION_DAYS,
     }
@@ -83,7 +88,7 @@ SCALARS = (("name", "name"), ("parent", "parent"), ("project", "project"), ("use
            ("consumer_type", "type"), ("source", "source"))
 
 
-def _provider_names(records):
+def provider_names(records):
     """{uuid: name} of the providers the entries mention (one query)."""
     uuids = set()
     for record in records:

@@ -8,11 +8,13 @@ the page was rendered with; the view shows a refusal as a form error and a
 generation conflict as a message.
 """
 import re
+from dataclasses import dataclass
 
 from django import forms
 from django.db import transaction
 
 from foundation import uuids
+from foundation.ui.numbers import number
 from providers import rules
 from providers.models import ResourceClass
 
@@ -58,27 +60,38 @@ class ProviderPageForm(forms.Form):
 
     ids = ""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, provider=None, **kwargs):
         kwargs.setdefault("auto_id", f"{self.ids}_%s")
+        self.provider = provider    # the provider the page is about, when bound to a post
         super().__init__(*args, **kwargs)
 
 
 class InventoryFieldsMixin(forms.Form):
-    """The inventory fields as numbers; blank means the API's default (rules.INVENTORY_DEFAULTS)."""
+    """The inventory fields as numbers. A blank field keeps the class's current value
+    (an update) or takes the API's default (a new class, rules.INVENTORY_DEFAULTS): the
+    form is rendered blank, never with the defaults as values, so that an update of one
+    field cannot reset the others to the defaults."""
 
     total = forms.IntegerField(required=False)
-    reserved = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["reserved"])
-    min_unit = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["min_unit"])
-    max_unit = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["max_unit"])
-    step_size = forms.IntegerField(required=False, initial=rules.INVENTORY_DEFAULTS["step_size"])
+    reserved = forms.IntegerField(required=False)
+    min_unit = forms.IntegerField(required=False)
+    max_unit = forms.IntegerField(required=False)
+    step_size = forms.IntegerField(required=False)
+    # A text box: a browser empties a number box holding 1e400 before posting it, so the
+    # form would never see (and refuse) it.
     allocation_ratio = forms.FloatField(
-        required=False, initial=rules.INVENTORY_DEFAULTS["allocation_ratio"], min_value=0,
-        error_messages={"min_value": rules.NEGATIVE_RATIO})
+        required=False, min_value=0, widget=forms.TextInput(attrs={"inputmode": "decimal"}),
+        error_messages={"min_value": rules.NEGATIVE_RATIO,
+                        "invalid": "Enter a finite number for the allocation ratio, "
+                                   f"at most {rules.MAX_ALLOCATION_RATIO}."})
 
-    def record(self):
-        """The submitted inventory record, with the API's defaults for blank fields."""
-        data = {name: self.cleaned_data.get(name) for name in rules.INVENTORY_FIELDS}
-        return rules.with_defaults({k: v for k, v in data.items() if v is not None})
+    def record(self, current=None):
+        """The submitted inventory record: blank fields keep `current` (the class's
+        record now, if it has one), or take the API's defaults."""
+        record = dict(current or {})
+        record.update({name: self.cleaned_data.get(name) for name in rules.INVENTORY_FIELDS
+                       if self.cleaned_data.get(name) is not None})
+        return rules.with_defaults(record)
 
 
 class InventoryForm(InventoryFieldsMixin, ProviderPageForm):
@@ -101,34 +114,100 @@ class InventoryForm(InventoryFieldsMixin, ProviderPageForm):
 
     def clean(self):
         cleaned = super().clean()
-        # A saved record needs a total (the API's schema requires it); the
-        # values themselves are the service's to judge.
+        # A new class needs a total (the API's schema requires it); an update keeps
+        # the current one. The values themselves are the service's to judge.
         if (cleaned.get("action") == "save" and cleaned.get("total") is None
-                and "total" not in self.errors):
-            self.add_error("total", "Total is required.")
+                and "total" not in self.errors and not self._class_exists(cleaned)):
+            self.add_error("total", "Total is required for a new class.")
         return cleaned
+
+    def _class_exists(self, cleaned):
+        return (self.provider is not None and cleaned.get("resource_class") is not None
+                and self.provider.inventories.filter(
+                    resource_class__name=cleaned["resource_class"]).exists())
+
+    def change(self, provider):
+        """The InventoryChange this saved form makes to `provider`'s current inventory."""
+        return InventoryChange.of(provider, self.cleaned_data["resource_class"], self)
 
     def save(self, provider):
         """One generation-checked replace of the provider's whole inventory set.
 
-        Returns a message for the user; the service raises if it refuses the record.
+        Returns a message for the user (an update lists each changed field, before ->
+        after); the service raises if it refuses the record.
         """
         from providers.services import inventories as service
 
         rc = self.cleaned_data["resource_class"]
-        current = {inv.resource_class.name: {f: getattr(inv, f) for f in rules.INVENTORY_FIELDS}
-                   for inv in provider.inventories.select_related("resource_class")}
+        current = current_inventories(provider)
         if self.cleaned_data["action"] == "delete":
             if rc not in current:
                 return f"{provider.name} has no {rc} inventory; nothing to delete."
             del current[rc]
-            verb = "Deleted"
+            message = f"Deleted {rc} inventory of {provider.name}."
         else:
-            verb = "Updated" if rc in current else "Added"
-            current[rc] = self.record()
+            change = InventoryChange(rc, current.get(rc), self.record(current.get(rc)))
+            current[rc] = change.after
+            message = change.message(provider.name)
         service.inventories_replace(
             provider=provider, generation=self.cleaned_data["generation"], inventories=current)
-        return f"{verb} {rc} inventory of {provider.name}."
+        return message
+
+
+def current_inventories(provider):
+    """{class name: record} of `provider`'s inventories now (one query)."""
+    return {inv.resource_class.name: {f: getattr(inv, f) for f in rules.INVENTORY_FIELDS}
+            for inv in provider.inventories.select_related("resource_class")}
+
+
+@dataclass(frozen=True)
+class InventoryChange:
+    """One class's inventory record before (None: a new class) and after a save."""
+
+    rc: str
+    before: dict | None
+    after: dict
+
+    @classmethod
+    def of(cls, provider, rc, form):
+        before = current_inventories(provider).get(rc)
+        return cls(rc, before, form.record(before))
+
+    @property
+    def fields(self):
+        """[(field, before, after)] of each field the save changes (an update only)."""
+        if self.before is None:
+            return []
+        return [(name, self.before[name], self.after[name]) for name in rules.INVENTORY_FIELDS
+                if self.before[name] != self.after[name]]
+
+    @staticmethod
+    def _capacity(record, formula=rules.reported_capacity):
+        return formula(record["total"], record["reserved"], record["allocation_ratio"])
+
+    @property
+    def capacity_before(self):
+        """Whole units (as the page shows capacity); None for a new class."""
+        return None if self.before is None else self._capacity(self.before)
+
+    @property
+    def capacity_after(self):
+        return self._capacity(self.after)
+
+    @property
+    def capacity_drops(self):
+        """An update leaving less capacity than now: confirmed before it is saved."""
+        return (self.before is not None and self._capacity(self.after, rules.capacity)
+                < self._capacity(self.before, rules.capacity))
+
+    def message(self, provider_name):
+        if self.before is None:
+            return f"Added {self.rc} inventory of {provider_name}."
+        if not self.fields:
+            return f"{self.rc} inventory of {provider_name} unchanged."
+        changed = ", ".join(f"{name} {number(old)} → {number(new)}"
+                            for name, old, new in self.fields)
+        return f"Updated {self.rc} inventory of {provider_name}: {changed}."
 
 
 class TraitsForm(ProviderPageForm):

@@ -1,7 +1,8 @@
 """One provider's page of the operator UI (/ui/providers/<uuid>/).
 
-Shows the provider's inventories with usage against capacity, traits,
-aggregates, children, consumers and change log, in a fixed number of queries.
+Shows the provider's inventories with usage against capacity, its whole tree's usage and
+consumers (providers.ui.host), traits, aggregates, children and change log, in a fixed
+number of queries.
 Every write goes through the same services as the API (inventories, traits,
 aggregates) with the provider generation the page was rendered with, so a
 concurrent change shows up as a conflict message.
@@ -13,7 +14,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.core.paginator import Paginator
 from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -21,16 +21,17 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from foundation.domain_errors import ConcurrentUpdate, DomainError, error_message
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
-from providers.rules import INVENTORY_FIELDS
+from providers.rules import INVENTORY_DEFAULTS, INVENTORY_FIELDS
 from providers.selectors.capacity import inventories_below_usage
 from providers.services.dry_run import refusal
-from providers.ui import forms
+from providers.services.reverts import inventories_revertible
+from providers.ui import forms, host
 from providers.ui.change_log import change_log_section
 from foundation.ui.links import row_url
 from providers.ui.tree_layout import usage_row
 
-CONSUMERS_PER_PAGE = 50
 CONSUMERS_PAGE = "consumers-page"   # the query parameter of the consumers' pages
+CONSUMERS_SORT = "consumers-sort"   # ... and of their order (providers.ui.host.SORTS)
 
 
 def _inventory_rows(inventories, usage):
@@ -57,7 +58,7 @@ def provider_or_404(uuid):
     return provider
 
 
-def _provider_context(provider, consumers_page=None):
+def _provider_context(provider, consumers_page=None, sort="consumer"):
     """Everything the provider page shows (a fixed number of queries)."""
     children = list(provider.children.order_by("name"))
     inventories = list(provider.inventories.select_related("resource_class"))
@@ -66,7 +67,10 @@ def _provider_context(provider, consumers_page=None):
                   .values_list("trait__name", flat=True).order_by("trait__name"))
     aggregates = list(ProviderAggregate.objects.filter(provider=provider)
                       .values_list("aggregate__uuid", flat=True).order_by("aggregate__uuid"))
-    page, consumers = _consumers_page(provider, consumers_page)
+    tree = host.tree_usage(provider)
+    sort = host.clean_sort(sort, {row.resource_class for row in tree or []}
+                           | {inv.resource_class.name for inv in inventories})
+    page, consumers = host.consumers_page(provider, consumers_page, sort)
     return {
         "provider": provider,
         "children": children,
@@ -75,27 +79,12 @@ def _provider_context(provider, consumers_page=None):
         "aggregates": aggregates,
         "consumers": consumers,
         "consumer_page": page,
+        "consumer_sort": sort,
+        "tree_usage": tree,
+        "own_classes": {inv.resource_class.name for inv in inventories},
         "consumer_url": row_url("ui:consumer"),
         "provider_url": row_url("ui:provider"),
     }
-
-
-def _consumers_page(provider, number):
-    """(Page, [{consumer, resources}]) of the consumers holding allocations on
-    `provider`, by uuid, CONSUMERS_PER_PAGE a page: a shared disk may serve every
-    instance of the cloud. Two queries: the holders' ids (small rows, so the pager
-    needs no count query), then the page's allocations."""
-    holders = list(provider.allocations.order_by("consumer__uuid")
-                   .values_list("consumer_id", flat=True).distinct())
-    page = Paginator(holders, CONSUMERS_PER_PAGE).get_page(number)
-    consumers = {}
-    for alloc in (provider.allocations.filter(consumer_id__in=list(page.object_list))
-                  .select_related("consumer__project", "consumer__user",
-                                  "consumer__consumer_type", "resource_class")
-                  .order_by("consumer__uuid", "resource_class__name")):
-        entry = consumers.setdefault(alloc.consumer_id, {"consumer": alloc.consumer, "resources": []})
-        entry["resources"].append((alloc.resource_class.name, alloc.used))
-    return page, list(consumers.values())
 
 
 @staff_member_required
@@ -113,13 +102,17 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None,
     `confirm` is an inventory change waiting for confirmation (_inventory_confirmation);
     `refused` a refused inventory delete ({rc, message, holders}), shown at the top.
     """
-    context = _provider_context(provider, request.GET.get(CONSUMERS_PAGE))
+    context = _provider_context(provider, request.GET.get(CONSUMERS_PAGE),
+                                request.GET.get(CONSUMERS_SORT, "consumer"))
     context["consumers_page_query"] = urlencode(
         [(key, value) for key, value in request.GET.items() if key != CONSUMERS_PAGE])
+    context["consumers_sort_query"] = urlencode(
+        [(key, value) for key, value in request.GET.items()
+         if key not in (CONSUMERS_PAGE, CONSUMERS_SORT)])
     context["confirm"] = confirm
     context["refused"] = refused
     context["log"] = change_log_section(request, kind=ChangeRecord.KIND_PROVIDER,
-                                        entity=provider.uuid)
+                                        entity=provider.uuid, revertible=inventories_revertible)
     generation = provider.generation
     inventory_initial = {"generation": generation}
     for row in context["inventory_rows"]:
@@ -137,6 +130,7 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None,
     page_forms.update(bound_forms or {})
     context.update(page_forms)
     context["resource_class_names"] = forms.resource_class_names()
+    context["defaults"] = INVENTORY_DEFAULTS
     return render(request, "ui/provider.html", context, status=status)
 
 
@@ -209,21 +203,25 @@ SECTIONS = {
 def _inventory_confirmation(request, provider, form):
     """What a valid inventory change needs confirmed, or None to save it at once.
 
-    A delete is always confirmed. A save is confirmed when it leaves less capacity
-    than is already used: Placement accepts that (the provider is then over
-    capacity and takes no new allocations of the class), so the page says so and
-    lists the consumers holding the class here before saving.
+    A delete is always confirmed. An update that lowers the class's capacity is
+    confirmed, showing before -> after for each field it changes; when the new
+    capacity is below what is used (Placement accepts that: the provider is then over
+    capacity and takes no new allocations of the class), the page also says so and
+    lists the consumers holding the class here.
     """
     rc = form.cleaned_data["resource_class"]
     repost = [(name, value) for name in request.POST if name not in ("csrfmiddlewaretoken",)
               for value in request.POST.getlist(name)]
     if form.cleaned_data["action"] == "delete":
         return {"rc": rc, "delete": True, "repost": repost}
-    below = inventories_below_usage(provider, {rc: form.record()})
-    if not below:
+    change = form.change(provider)
+    below = inventories_below_usage(provider, {rc: change.after})
+    if not below and not change.capacity_drops:
         return None
-    return {"rc": rc, "delete": False, "repost": repost, "capacity": below[0].capacity,
-            "used": below[0].used, "holders": below[0].holders}
+    confirm = {"rc": rc, "delete": False, "repost": repost, "change": change, "below": bool(below)}
+    if below:
+        confirm.update(used=below[0].used, holders=below[0].holders)
+    return confirm
 
 
 @staff_member_required
@@ -240,7 +238,7 @@ def provider_edit(request, uuid, section):
     if request.method == "GET":
         return redirect("ui:provider", uuid=provider.uuid)
     form_class, form_name = SECTIONS[section]
-    form = form_class(request.POST)
+    form = form_class(request.POST, provider=provider)
     if section == "inventory" and "confirm" not in request.POST and form.is_valid():
         confirm = _inventory_confirmation(request, provider, form)
         if confirm is not None and _service_accepts(form, provider):

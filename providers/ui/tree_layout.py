@@ -26,7 +26,7 @@ from collections import defaultdict
 
 from foundation.ui.sorting import name_order
 from providers.rules import reported_capacity
-from foundation.ui.numbers import number, size
+from foundation.ui.numbers import number, percent, size
 
 CHUNK = 50          # providers rendered per tree, and per fetched fragment
 PAGE_BUDGET = 200   # providers rendered on one page before trees show only their roots
@@ -44,7 +44,7 @@ def usage_bar(rc, used, capacity):
         pct = used * 100.0 / capacity
         css = "over" if pct > 100 else "high" if pct >= 85 else ""
         width = min(pct, 100.0)
-        title = f"{number(used)} of {number(capacity)} ({pct:.1f}%)"
+        title = f"{number(used)} of {number(capacity)} ({percent(pct)})"
     if size(rc, capacity):
         title += f" · {size(rc, used) or number(used)} of {size(rc, capacity)}"
     return {"rc": rc, "used": used, "capacity": capacity, "width": f"{width:.1f}",

@@ -19,8 +19,8 @@ def test_why_not_at_scale(ui, cloud):
         "#why-not-count").inner_text()
     summary = ui.locator("#reason-summary tbody tr").all_inner_texts()
     assert "missing trait HW_CPU_X86_AVX2\t10\t10" in summary
-    assert ui.locator(".tree-card").count() == 12
-    host = ui.locator(".tree-card", has_text="cmp-0000.dc1.example.net")
+    assert ui.locator("#page-trees .tree-card").count() == 12
+    host = ui.locator("#page-trees .tree-card", has_text="cmp-0000.dc1.example.net")
     reasons = host.locator("td ul.reasons li").all_inner_texts()
     assert any(r.startswith("resourcesMEMORY_MB: needs 16384, free") for r in reasons), reasons
     assert "resourcesmissing trait HW_CPU_X86_AVX2" in reasons
@@ -80,7 +80,7 @@ def test_a_query_too_long_for_a_url_is_explained_and_answered(ui, cloud):
     ui.get_by_role("button", name=re.compile("Why not")).click()
     ui.wait_for_selector("#why-not-count")
     assert "This query is" in ui.locator("#long-query").inner_text()
-    assert ui.locator(".tree-card").count() == 20
+    assert ui.locator("#page-trees .tree-card").count() == 20
 
 
 def test_candidates_by_host_name_at_scale(ui, cloud):

@@ -64,6 +64,16 @@ def test_capacity_page_and_heatmap(ui, cloud):
         "cn1-numa0: VCPU 24 of 32 used (75.0%)"
     assert ui.locator("table").last.locator("td").all_inner_texts()[:2] == ["cn2-numa0", "VCPU"]
     screenshot(ui, "capacity")
+    # the map is one Tab stop; the arrow keys walk it (issue 43, item 8)
+    assert ui.locator(".heatmap a:not([tabindex='-1'])").count() == 1
+    cells.first.focus()
+    ui.keyboard.press("ArrowRight")
+    assert ui.evaluate("document.activeElement.getAttribute('aria-label')") == \
+        cells.nth(1).get_attribute("aria-label")
+    ui.keyboard.press("End")
+    assert ui.evaluate("document.activeElement === document.querySelector('.heatmap a:last-child')")
+    ui.keyboard.press("Tab")       # leaves the map at once
+    assert ui.evaluate("!document.activeElement.closest('.heatmap')")
 
     ui.click('tr[data-rc="VCPU"] >> text=VCPU')
     ui.wait_for_url(re.compile(r"\?rc=VCPU#heatmap$"))
@@ -161,17 +171,21 @@ def test_create_and_delete_custom_resource_class(ui, cloud):
 def test_bulk_edit_preview_and_apply(ui, cloud):
     ui.click("header nav >> text=Bulk edit")
     ui.select_option("#filter-form select[name=resource_class]", "VCPU")
-    ui.fill("#filter-form input[name=name]", "cn1")
+    ui.fill("#filter-form input[name=tree]", "cn1")          # a host's tree, by its name
     ui.click("#filter-form button")
     # rows.all() and count() do not wait: read them once the filtered page has loaded
-    ui.wait_for_url(re.compile(r"/ui/bulk/\?resource_class=VCPU&name=cn1$"))
+    ui.wait_for_url(re.compile(r"/ui/bulk/\?resource_class=VCPU&.*tree=cn1"))
     rows = ui.locator("table.bulk tbody tr")
     assert [r.get_attribute("data-provider") for r in rows.all()] == ["cn1-numa0", "cn1-numa1"]
 
-    ui.fill("#filter-form input[name=name]", "")
+    ui.fill("#filter-form input[name=tree]", "")
     ui.click("#filter-form button")
-    ui.wait_for_url(re.compile(r"/ui/bulk/\?resource_class=VCPU&name=$"))
+    ui.wait_for_url(re.compile(r"/ui/bulk/\?resource_class=VCPU&.*tree=$"))
     assert rows.count() == 4
+    # nothing is ticked until the operator ticks it
+    assert ui.locator("table.bulk input[name=provider]:checked").count() == 0
+    ui.get_by_role("button", name="Tick all on this page").click()
+    assert ui.locator("table.bulk input[name=provider]:checked").count() == 4
     ui.uncheck('input[aria-label="cn2-numa1"]')
     ui.fill("#change-form input[name=allocation_ratio]", "1.25")
     screenshot(ui, "bulk-list")
@@ -186,21 +200,36 @@ def test_bulk_edit_preview_and_apply(ui, cloud):
     assert "32 → 20" in over.inner_text()
     assert cloud["vm1"].uuid in over.locator("ul.holders").inner_text()
     screenshot(ui, "bulk-preview")
+    # "Apply to all" goes nowhere without accepting that cn1-numa0 goes over
+    ui.get_by_role("button", name="Apply to all 3").click()
+    ui.wait_for_selector(".messages")
+    assert "1 provider(s) would go over capacity" in messages(ui)[0]
+    assert Inventory.objects.get(provider__name="cn1-numa1").allocation_ratio == 2.0
+    ui.go_back()
+    ui.wait_for_url(re.compile(r"/ui/bulk/preview$"))
 
     # someone changes cn2-numa0 between the preview and the apply
     numa = ResourceProvider.objects.get(name="cn2-numa0")
     inventory_services.inventory_set(provider=numa, resource_class="VCPU",
                                      generation=numa.generation, record={"total": 8})
-    ui.click("#apply-form button")
-    ui.wait_for_url(re.compile(r"/ui/bulk/\?resource_class=VCPU$"))
+    ui.get_by_role("button", name=re.compile("Apply only where it stays within capacity")).click()
+    ui.wait_for_url(re.compile(r"/ui/bulk/batch/req-[0-9a-f-]+/$"))
     shown = messages(ui)
-    assert shown[0] == "Set VCPU allocation_ratio 1.25 on 2 provider(s): cn1-numa0, cn1-numa1."
+    assert re.fullmatch(r"Batch req-[0-9a-f-]+: set VCPU allocation_ratio 1\.25 on 1 "
+                        r"provider\(s\): cn1-numa1\.", shown[0])
     assert shown[1].startswith("Conflict: cn2-numa0 was changed by someone else since the preview")
-    ratios = {r.get_attribute("data-provider"): r.locator("td").nth(4).inner_text()
-              for r in rows.all()}
-    assert ratios == {"cn1-numa0": "1.25", "cn1-numa1": "1.25", "cn2-numa0": "1.0",
-                      "cn2-numa1": "2.0"}
+    ratios = dict(Inventory.objects.filter(resource_class__name="VCPU")
+                  .values_list("provider__name", "allocation_ratio"))
+    assert ratios == {"cn1-numa0": 2.0, "cn1-numa1": 1.25, "cn2-numa0": 1.0, "cn2-numa1": 2.0}
     screenshot(ui, "bulk-applied")
+
+    # the batch, undone in one click
+    ui.get_by_role("button", name="Revert the whole batch").click()
+    ui.wait_for_selector(".messages")
+    assert re.fullmatch(r"Batch req-[0-9a-f-]+ reverted on 1 provider\(s\): cn1-numa1\.",
+                        messages(ui)[0])
+    assert Inventory.objects.get(provider__name="cn1-numa1").allocation_ratio == 2.0
+    screenshot(ui, "bulk-batch-reverted")
 
 
 def test_usages_csv_link(ui, cloud):

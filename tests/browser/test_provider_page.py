@@ -37,9 +37,9 @@ def test_cut_below_usage_is_explained_then_saved_on_confirmation(ui, cn):
     assert f"{vm.uuid}: MEMORY_MB=34816" in text
     screenshot(ui, "provider-inventory-below-usage-confirm")
     assert total(node, "MEMORY_MB") == 65536          # nothing saved yet
-    confirm.get_by_role("button", name="Save anyway").click()
+    confirm.get_by_role("button", name="Save with less capacity").click()
     ui.wait_for_selector(".messages")
-    assert "Updated MEMORY_MB inventory of compute-7." in ui.locator(".messages").inner_text()
+    assert "Updated MEMORY_MB inventory of compute-7: total 65,536 → 20,000." in ui.locator(".messages").inner_text()
     assert total(node, "MEMORY_MB") == 20000
     screenshot(ui, "provider-inventory-below-usage-saved")
 
@@ -117,7 +117,7 @@ def test_usage_comes_first_and_the_confirmation_shows_where_the_operator_looks(u
     ui.goto(f"/ui/providers/{busy_node.uuid}/")
     assert in_view(ui.locator("#inventories"))   # usage vs capacity on the first screen
     assert (ui.locator("#inventories").bounding_box()["y"]
-            < ui.get_by_role("heading", name="Allocations by consumer").bounding_box()["y"])
+            < ui.get_by_role("heading", name="Consumers").bounding_box()["y"])
     ui.goto(f"/ui/providers/{busy_node.uuid}/?edit=MEMORY_MB#inventory-form")
     form = ui.locator("#inventory-form form")
     form.locator("input[name=total]").fill("30000")   # below the 40,960 allocated
@@ -132,3 +132,36 @@ def test_usage_comes_first_and_the_confirmation_shows_where_the_operator_looks(u
     assert ui.url.rstrip("/").endswith(busy_node.uuid)
     assert ui.locator("#confirm").count() == 0
     assert total(busy_node, "MEMORY_MB") == 65536
+
+
+def test_updating_only_the_total_keeps_the_other_fields_regression_issue_43(ui, operator):
+    """Issue 43, item 1, as the operator did it: VCPU (reserved 4, max_unit 96, ratio 4.0,
+    capacity 368) updated with "VCPU" and total 96 typed into the blank form."""
+    host = make_provider("host-43", inventory={"VCPU": {
+        "total": 96, "reserved": 4, "max_unit": 96, "allocation_ratio": 4.0}})
+    ui.goto(f"/ui/providers/{host.uuid}/#inventory-form")
+    form = ui.locator("#inventory-form form")
+    for name in ("reserved", "min_unit", "max_unit", "step_size", "allocation_ratio"):
+        assert form.locator(f"input[name={name}]").input_value() == ""
+    form.locator("input[name=resource_class]").fill("VCPU")
+    form.locator("input[name=total]").fill("96")
+    form.locator("button[type=submit]").click()
+    ui.wait_for_selector(".messages")
+    assert "VCPU inventory of host-43 unchanged." in ui.locator(".messages").inner_text()
+    inv = Inventory.objects.get(provider=host)
+    assert (inv.reserved, inv.max_unit, inv.allocation_ratio) == (4, 96, 4.0)
+    # a real cut (total 48) is shown before -> after and saved only once confirmed
+    form = ui.locator("#inventory-form form")
+    form.locator("input[name=resource_class]").fill("VCPU")
+    form.locator("input[name=total]").fill("48")
+    form.locator("button[type=submit]").click()
+    confirm = ui.locator("#confirm")
+    confirm.wait_for()
+    assert "VCPU capacity of host-43 falls from 368 to 176." in confirm.inner_text()
+    screenshot(ui, "provider-inventory-capacity-drop-confirm")
+    assert total(host, "VCPU") == 96
+    confirm.get_by_role("button", name="Save with less capacity").click()
+    ui.wait_for_selector(".messages")
+    assert "total 96 → 48" in ui.locator(".messages").inner_text()
+    inv = Inventory.objects.get(provider=host)
+    assert (inv.total, inv.reserved, inv.max_unit, inv.allocation_ratio) == (48, 4, 96, 4.0)

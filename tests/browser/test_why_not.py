@@ -27,23 +27,23 @@ def test_why_not_explains_an_empty_answer(ui):
     ui.wait_for_url(re.compile(r"/ui/candidates/why-not/\?"))
     assert ui.locator("#id_q").input_value() == "resources=VCPU:6&required=HW_CPU_X86_AVX2"
 
-    cards = ui.locator("section.tree-card")
+    cards = ui.locator("#page-trees section.tree-card")
     assert cards.count() == 3
-    cn1 = ui.locator("section.tree-card", has_text="cn1-numa0")
+    cn1 = ui.locator("#page-trees section.tree-card", has_text="cn1-numa0")
     assert cn1.locator(".verdict").inner_text() == "excluded"
     text = cn1.inner_text()
     assert "VCPU: needs 6, free 2 (capacity 8, used 6)" in text
     assert "VCPU: max_unit 4 < 6" in text
     assert "VCPU:6: none of the 2 provider(s) with VCPU inventory can supply it" in text
     assert "missing trait HW_CPU_X86_AVX2: no provider able to supply the group (cn2)" in \
-        ui.locator("section.tree-card", has_text="cn2").inner_text()
+        ui.locator("#page-trees section.tree-card", has_text="cn2").inner_text()
     screenshot(ui, "why_not_empty_answer")
 
     # one tree, then the same explanation as JSON
     ui.fill("#id_tree", "cn1-numa1")
     ui.click("form.card button[type=submit]")
     ui.wait_for_url(re.compile(r"tree=cn1-numa1"))
-    assert ui.locator("section.tree-card").count() == 1
+    assert ui.locator("#page-trees section.tree-card").count() == 1
     ui.get_by_role("link", name="as JSON").click()
     document = ui.locator("body").inner_text()
     assert '"kind": "max_unit"' in document or '"kind":"max_unit"' in document
@@ -82,3 +82,52 @@ def test_a_large_answer_is_paged_by_tree(ui):
     rows = ui.locator("tr.root")
     assert rows.count() == 3 and "host25" in rows.first.inner_text()
     screenshot(ui, "candidates_paged_page2")
+
+
+def test_why_not_answers_for_the_whole_cloud_first(ui):
+    """Issue 43, item 3: counts per reason over every tree, the closest hosts, identical
+    siblings folded; the flavor form keeps its values after "Write the query"."""
+    for n in range(30):
+        make_provider(f"host-{n:02}", inventory={"VCPU": 4, "MEMORY_MB": 8192})
+    make_provider("host-big", inventory={"VCPU": 7, "MEMORY_MB": 8192})
+    rack = make_provider("rack", inventory={"VCPU": 2})
+    for n in range(8):
+        make_provider(f"rack-sw{n}", parent=rack)
+    ui.goto("/ui/candidates/")
+    flavor = ui.locator("#flavor-form")
+    flavor.get_by_label("VCPU", exact=True).fill("8")
+    flavor.get_by_label("RAM", exact=True).fill("4")
+    flavor.get_by_label("RAM unit").select_option("GB")
+    flavor.get_by_role("button", name=re.compile("Write the query")).click()
+    ui.wait_for_url(re.compile(r"/ui/candidates/\?"))
+    flavor = ui.locator("#flavor-form")
+    assert flavor.get_by_label("VCPU", exact=True).input_value() == "8"
+    assert flavor.get_by_label("RAM unit").input_value() == "GB"
+    ui.get_by_role("link", name=re.compile("Why not")).click()
+    ui.wait_for_url(re.compile(r"/ui/candidates/why-not/\?"))
+    cloud = ui.locator("#cloud-wide")
+    assert "0 of 32 trees yield candidates" in cloud.inner_text()
+    assert re.search(r"not enough free VCPU\s+32\b", ui.locator("#cloud-summary").inner_text())
+    closest = ui.locator("#closest section.tree-card")
+    assert closest.first.locator("h2 a").inner_text() == "host-big"     # 1 VCPU short
+    screenshot(ui, "why-not-cloud-wide")
+    ui.locator("#id_tree").fill("rack")
+    ui.get_by_role("button", name="Explain").click()
+    ui.wait_for_selector("section.tree-card")
+    assert "(8 siblings, the same)" in ui.locator("#page-trees section.tree-card").first.inner_text()
+
+
+def test_few_tabs_to_the_first_candidate(ui):
+    """Issue 43, item 8: 37 Tabs to the first candidate; now the skip link goes there."""
+    _cloud()
+    ui.goto("/ui/candidates/?q=resources%3DVCPU%3A1&version=1.39")
+    ui.keyboard.press("Tab")
+    assert ui.evaluate("document.activeElement.textContent") == "Skip to the candidates"
+    ui.keyboard.press("Enter")
+    presses = 0
+    while presses < 5:
+        ui.keyboard.press("Tab")
+        presses += 1
+        if ui.evaluate("!!document.activeElement.closest('table tbody tr:not(.root)')"):
+            break
+    assert presses <= 3, presses    # the tree's link, then the first candidate's provider

@@ -41,4 +41,4 @@ def test_the_provider_filter_says_why(admin_client, db):
     response = admin_client.get(reverse("ui:providers") + "?resources=VCPU:" + HUGE[1])
     assert response.status_code == 200
     errors = response.context["filter"].form.errors
-    assert "No inventory holds more than 2147483647" in errors["resources"][0]
+    assert "No inventory holds more than 2,147,483,647" in errors["resources"][0]

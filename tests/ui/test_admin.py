@@ -509,3 +509,23 @@ def test_consumer_change_page_reads_the_same_queries_for_any_number_of_allocatio
     with django_assert_max_num_queries(len(counted.captured_queries)):
         page = client.get(change_url(big))
     assert page.content.decode().count(f"VCPU=1 on host-") == 20
+
+
+def test_deleting_a_class_in_use_says_who_holds_it_with_links(client, db):
+    """Issue 43, item 6: the refusal was every protected row ("Inventory: 22@2045: 1")."""
+    from providers.models import ResourceClass
+    from tests.factories import allocate, make_consumer, make_provider
+
+    hosts = [make_provider(f"gpu-{n}", inventory={"CUSTOM_GPU": 4}) for n in range(3)]
+    for host in hosts[:2]:
+        allocate(make_consumer(), host, CUSTOM_GPU=1)
+    rc = ResourceClass.objects.get(name="CUSTOM_GPU")
+    response = client.get(reverse("admin:providers_resourceclass_delete", args=[rc.pk]))
+    body = response.content.decode()
+    assert "CUSTOM_GPU is in the inventory of 3 providers: " \
+           '<a href="/ui/bulk/?resource_class=CUSTOM_GPU">list them</a>' in body
+    assert "2 consumers hold CUSTOM_GPU: " \
+           '<a href="/ui/capacity/?rc=CUSTOM_GPU">their providers, used and capacity</a>' in body
+    assert "Inventory:" not in body and "Allocation:" not in body
+    client.post(reverse("admin:providers_resourceclass_delete", args=[rc.pk]), {"post": "yes"})
+    assert ResourceClass.objects.filter(name="CUSTOM_GPU").exists()

@@ -39,11 +39,12 @@ def preview(client, providers, **change):
     return client.post(reverse("ui:bulk-preview"), data)
 
 
-def apply_form(response):
+def apply_form(response, **extra):
     """The fields the preview page's apply form posts."""
     form = response.context["form"].cleaned_data
     data = {"resource_class": form["resource_class"], "name": form["name"],
-            "target": [row.target for row in response.context["applicable"]]}
+            "target": [row.target for row in response.context["applicable"]],
+            "over": [row.target for row in response.context["going_over"]], **extra}
     data.update(response.context["changes"])
     return data
 
@@ -54,8 +55,10 @@ def test_list_filters_by_class_and_name(client, sample):
     response = client.get(reverse("ui:bulk"), {"resource_class": "VCPU"})
     assert response.status_code == 200
     assert [r.provider_name for r in response.context["rows"]] == ["cn1-numa0", "cn1-numa1", "cn2"]
-    assert response.context["ticked"] is None   # all ticked at first
+    assert response.context["ticked"] == set()   # nothing ticked at first (issue 43)
     assert text(response).count('name="provider"') == 3
+    assert all('name="provider"' not in line or "checked" not in line
+               for line in text(response).splitlines())
 
     numa = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "name": "NUMA"})
     assert [r.provider_name for r in numa.context["rows"]] == ["cn1-numa0", "cn1-numa1"]
@@ -65,12 +68,12 @@ def test_list_filters_by_class_and_name(client, sample):
 
 
 def test_list_without_or_with_unknown_class(client, sample):
-    assert client.get(reverse("ui:bulk")).context["rows"] == []
+    assert not client.get(reverse("ui:bulk")).context["rows"]
     response = client.get(reverse("ui:bulk"), {"resource_class": "NOPE"})
-    assert response.context["rows"] == []
+    assert not response.context["rows"]
     assert "No such resource class NOPE." in text(response)
     none = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "name": "zzz"})
-    assert "No provider whose name contains “zzz” has VCPU inventory." in text(none)
+    assert "No provider matching these filters has VCPU inventory." in text(none)
 
 
 # --- step 2: the preview ------------------------------------------------------------------------
@@ -92,7 +95,9 @@ def test_preview_ratio_before_after_and_who_goes_over(client, sample):
     body = text(response)
     assert "goes over capacity" in body and sample["vm1"].uuid in body
     assert "8 → <strong>4</strong>" in body
-    assert "Apply to 3 providers" in body
+    # one goes over: applying to all needs an explicit acceptance, or leave it out
+    assert "Apply to all 3" in body and "I accept that 1 provider go over capacity" in body
+    assert "Apply only where it stays within capacity (leaves out 1)" in body
     # nothing written
     assert {p.pk: (vcpu(p), generation(p)) for p in (numa0, numa1, cn2)} == before
 
@@ -118,14 +123,14 @@ def test_preview_shows_the_services_refusals(client, sample):
 
 def test_preview_needs_a_change_and_a_provider(client, sample):
     response = preview(client, [sample["cn2"]])
-    assert response.status_code == 200  # the form again, with its errors
+    assert response.status_code == 400  # the form again, with its errors
     assert "Give a new allocation ratio, a new reserved amount or both." in text(response)
     assert [r.provider_name for r in response.context["rows"]] == ["cn1-numa0", "cn1-numa1", "cn2"]
     assert response.context["ticked"] == {sample["cn2"].uuid}
 
     nothing = preview(client, [], allocation_ratio="2")
-    assert nothing.status_code == 200  # the form again, with its errors
-    assert "Tick at least one provider." in text(nothing)
+    assert nothing.status_code == 400  # the form again, with its errors
+    assert "Tick at least one provider, or choose every matching provider." in text(nothing)
     not_a_number = preview(client, [sample["cn2"]], allocation_ratio="lots")
     assert "Enter a number." in text(not_a_number)
 
@@ -138,9 +143,11 @@ def test_apply_writes_each_provider_with_its_preview_generation(client, sample):
     gens = {p.pk: generation(p) for p in (numa1, cn2)}
     response = client.post(reverse("ui:bulk-apply"), apply_form(shown_before))
     assert response.status_code == 302
-    assert response["Location"] == reverse("ui:bulk") + "?resource_class=VCPU"
+    batch = response["X-Openstack-Request-Id"]
+    assert response["Location"] == reverse("ui:bulk-batch", args=[batch])
     assert shown(response) == [
-        "Set VCPU allocation_ratio 4.0, reserved 1 on 2 provider(s): cn1-numa1, cn2."]
+        f"Batch {batch}: set VCPU allocation_ratio 4.0, reserved 1 on 2 provider(s): "
+        "cn1-numa1, cn2."]
     assert vcpu(numa1) == {"total": 8, "reserved": 1, "min_unit": 1, "max_unit": 2147483647,
                            "step_size": 1, "allocation_ratio": 4.0}
     assert (vcpu(cn2)["reserved"], vcpu(cn2)["allocation_ratio"]) == (1, 4.0)
@@ -159,16 +166,16 @@ def test_apply_reports_a_concurrent_change_as_conflict_and_applies_the_others(cl
     response = client.post(reverse("ui:bulk-apply"), apply_form(shown_before), follow=True)
     assert response.status_code == 200
     messages = [str(m) for m in response.context["messages"]]
+    batch = response.context["request_id"]
     assert messages == [
-        "Set VCPU allocation_ratio 2.0 on 2 provider(s): cn1-numa0, cn1-numa1.",
+        f"Batch {batch}: set VCPU allocation_ratio 2.0 on 2 provider(s): cn1-numa0, "
+        "cn1-numa1.",
         "Conflict: cn2 was changed by someone else since the preview (resource provider "
-        "generation conflict); not applied. Its current values are shown below: preview "
-        "again to apply to it."]
+        "generation conflict); not applied. Preview again to apply to it."]
     assert vcpu(numa0)["allocation_ratio"] == vcpu(numa1)["allocation_ratio"] == 2.0
     assert (vcpu(cn2)["total"], vcpu(cn2)["allocation_ratio"]) == (32, 1.0)
-    # back on the list, showing the current values
-    assert {r.provider_name: r.allocation_ratio for r in response.context["rows"]} == {
-        "cn1-numa0": 2.0, "cn1-numa1": 2.0, "cn2": 1.0}
+    # the batch's page: its two entries
+    assert [row["name"] for row in response.context["rows"]] == ["cn1-numa0", "cn1-numa1"]
     assert '<li class="error">Conflict: cn2' in text(response)
 
 
@@ -229,9 +236,75 @@ def test_list_and_preview_take_constant_queries(client, db):
 def test_a_negative_ratio_is_refused_for_what_it_is(client, sample):
     # once said as "The reserved value is greater than total" on every preview row
     response = preview(client, [sample["cn2"]], allocation_ratio="-1")
-    assert response.status_code == 200  # the form again, with its errors
+    assert response.status_code == 400  # the form again, with its errors
     body = text(response)
     assert "The allocation ratio cannot be negative: capacity is (total − reserved) × " \
            "allocation ratio." in body
     assert "reserved value is greater" not in body
     assert not response.context.get("applicable")
+
+
+# --- issue 43: choose by aggregate, trait, tree; all across pages; within capacity; batches --
+
+def test_choose_by_aggregate_trait_or_tree(client, sample):
+    from tests.ui.conftest import AGG
+
+    def names(**filters):
+        response = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", **filters})
+        return [r.provider_name for r in response.context["rows"]]
+
+    assert names(trait="HW_NUMA_ROOT") == ["cn1-numa0"]
+    assert names(tree="cn1") == ["cn1-numa0", "cn1-numa1"]       # a host name: its tree
+    assert names(tree=sample["numa1"].uuid) == ["cn1-numa0", "cn1-numa1"]
+    assert names(aggregate=AGG) == []                              # cn1 is; its nodes are not
+    assert names(resource_class="MEMORY_MB", aggregate=AGG) == ["cn1"]
+    bad = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "trait": "NOPE",
+                                          "tree": "nowhere", "aggregate": "x"})
+    errors = bad.context["form"].errors
+    assert errors["trait"] == ["No such trait NOPE."]
+    assert errors["tree"] == ["No provider is named or has the uuid “nowhere”."]
+    assert errors["aggregate"] == ["An aggregate is named by its uuid; “x” is not one."]
+
+
+def test_every_matching_provider_across_pages(client, db):
+    for i in range(60):
+        make_provider(f"node-{i:03d}", inventory={"VCPU": 8})
+    listed = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "name": "node"})
+    assert len(listed.context["rows"]) == 50 and listed.context["page"].paginator.count == 60
+    assert "every matching provider: all 60, on every page" in text(listed)
+    response = client.post(reverse("ui:bulk-preview"), {
+        "resource_class": "VCPU", "name": "node", "scope": "all", "allocation_ratio": "2"})
+    assert len(response.context["applicable"]) == 60
+    client.post(reverse("ui:bulk-apply"), apply_form(response))
+    assert Inventory.objects.filter(allocation_ratio=2.0).count() == 60
+
+
+def test_apply_refuses_going_over_unless_accepted_or_left_out(client, sample):
+    numa0, numa1 = sample["numa0"], sample["numa1"]     # numa0 holds 6 of 8
+    response = preview(client, [numa0, numa1], allocation_ratio="0.5")
+    refused = client.post(reverse("ui:bulk-apply"), apply_form(response))
+    assert shown(refused) == [
+        "Nothing applied: 1 provider(s) would go over capacity: apply only where the change "
+        "stays within capacity, or tick that you accept it."]
+    assert vcpu(numa0)["allocation_ratio"] == vcpu(numa1)["allocation_ratio"] == 1.0
+    client.post(reverse("ui:bulk-apply"), apply_form(response, within_only="on"))
+    assert (vcpu(numa0)["allocation_ratio"], vcpu(numa1)["allocation_ratio"]) == (1.0, 0.5)
+
+
+def test_a_batch_is_reverted_in_one_click(client, sample):
+    numa0, numa1, cn2 = sample["numa0"], sample["numa1"], sample["cn2"]
+    response = preview(client, [numa1, cn2], allocation_ratio="4", reserved="1")
+    applied = client.post(reverse("ui:bulk-apply"), apply_form(response), follow=True)
+    batch = applied.context["request_id"]
+    assert "Revert the whole batch" in text(applied)
+    # someone changes cn2 afterwards: its revert is refused, numa1's goes ahead
+    inventory_services.inventory_set(
+        provider=ResourceProvider.objects.get(pk=cn2.pk), resource_class="VCPU",
+        generation=generation(cn2), record={"total": 32, "reserved": 1, "allocation_ratio": 4})
+    reverted = client.post(reverse("ui:bulk-batch-revert", args=[batch]), follow=True)
+    messages = [str(m) for m in reverted.context["messages"]]
+    assert messages[0] == f"Batch {batch} reverted on 1 provider(s): cn1-numa1."
+    assert messages[1].startswith("cn2 not reverted: Resource provider cn2 changed after this")
+    assert (vcpu(numa1)["reserved"], vcpu(numa1)["allocation_ratio"]) == (0, 1.0)
+    assert vcpu(cn2)["total"] == 32
+    assert vcpu(numa0)["allocation_ratio"] == 1.0

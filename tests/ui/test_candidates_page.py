@@ -228,6 +228,22 @@ def test_a_flavor_writes_the_query(client, sample):
         empty.content.decode()
 
 
+def test_the_flavor_keeps_its_values_on_the_page_of_its_query(client, sample):
+    """Issue 43, item 3: after "Write the query" the flavor form was emptied."""
+    response = flavor(client, vcpus="2", ram="2", ram_unit="GB", required="HW_CPU_X86_AVX2",
+                      groups=[{"suffix": "_NET", "resources": "CUSTOM_VF:2"}])
+    page = client.get(response["Location"])
+    kept = page.context["flavor"]
+    assert kept.is_bound and kept["vcpus"].value() == "2" and kept["ram_unit"].value() == "GB"
+    body = page.content.decode()
+    assert 'name="vcpus" value="2"' in body
+    assert 'name="group-0-resources" value="CUSTOM_VF:2"' in body
+    assert "placeholder=\"CUSTOM_VF:2\"" not in body
+    # another query (typed in the query box) shows a blank flavor form
+    other = client.get(reverse("ui:candidates"), {"q": "resources=VCPU:1", "version": "1.39"})
+    assert not other.context["flavor"].is_bound
+
+
 def test_a_flavor_with_granular_groups(client, sample):
     """Groups as nova writes a flavor's extra specs: resources<S>, required<S> (with
     forbidden traits), member_of<S>, group_policy and root_required."""

@@ -71,9 +71,14 @@ BAD_NAMES = {
     "fpga": "fpga cannot be created: a new name must start with CUSTOM_ (e.g. CUSTOM_FPGA).",
     "CUSTOM_lower": "CUSTOM_lower cannot be created: after CUSTOM_ only upper-case letters, "
                     "digits and underscores are allowed (e.g. CUSTOM_LOWER).",
-    "VCPU": "VCPU cannot be created: a new name must start with CUSTOM_ (e.g. CUSTOM_VCPU).",
+    "VCPU": "VCPU is a standard resource class: it exists already, nothing to create.",
     "CUSTOM_" + "X" * 249: "The name has 256 characters; at most 255 are allowed.",
 }
+
+
+# VCPU is a standard class, not a trait
+TRAIT_BAD_NAMES = {
+    "VCPU": "VCPU cannot be created: a new name must start with CUSTOM_ (e.g. CUSTOM_VCPU)."}
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)
@@ -171,7 +176,7 @@ def test_create_trait_bad_name_in_plain_words(client, api, name):
     assert response.status_code == 200  # the form again, with its errors
     error, = form_errors(response)
     assert api.put(f"/traits/{name}").status_code == 400
-    assert error == BAD_NAMES[name]
+    assert error == TRAIT_BAD_NAMES.get(name, BAD_NAMES[name])
     assert escape(error) in text(response)
 
 
@@ -231,3 +236,26 @@ def test_catalogue_pages_take_constant_queries(client, db, name):
                            traits=[f"CUSTOM_T{i}", "HW_CPU_X86_AVX2"])
         allocate(make_consumer(), rp, VCPU=1)
     assert count() == few
+
+
+# --- issue 43, item 8: wording ---------------------------------------------------------------
+
+@pytest.mark.parametrize("page, name, kind", [
+    ("ui:traits", "HW_CPU_X86_AVX2", "trait"), ("ui:resource-classes", "VCPU", "resource class")])
+def test_a_standard_name_is_said_to_exist_already(client, db, page, name, kind):
+    response = client.post(reverse(page), {"name": name})
+    assert form_errors(response) == [f"{name} is a standard {kind}: it exists already, "
+                                     "nothing to create."]
+
+
+@pytest.mark.parametrize("name", ["CUSTOM_", "custom_", "_"])
+def test_the_example_of_a_valid_name_is_a_valid_name(client, db, name):
+    errors = form_errors(client.post(reverse("ui:traits"), {"name": name}))
+    assert errors == [f"{name} cannot be created: a name is CUSTOM_ followed by at least one "
+                      "upper-case letter, digit or underscore (e.g. CUSTOM_FPGA)."]
+
+
+def test_the_pages_have_an_icon(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    assert '<link rel="icon" href="/favicon.ico"' in text(client.get(reverse("ui:dashboard")))

@@ -115,7 +115,7 @@ def test_heatmap_cells_by_usage(client, sample):
     body = text(response)
     # each cell's accessible name says the provider and its numbers (no hover needed)
     assert (f'<a href="/ui/providers/{sample["cn2"].uuid}/" class="h1" aria-label="cn2: '
-            'MEMORY_MB 512 of 8,192 used (6.2%), VCPU 2 of 16 used (12.5%)"></a>') in body
+            'MEMORY_MB 512 of 8,192 used (6.2%), VCPU 2 of 16 used (12.5%)" tabindex="-1"></a>') in body
     assert f'href="/ui/providers/{sample["numa0"].uuid}/" class="h7"' in body
     assert body.count('/" class="h') == 5
 

@@ -41,8 +41,9 @@ def test_add_update_delete_one_inventory_class(client, sample):
     response = post(client, cn2, "inventory", {
         "resource_class": "DISK_GB", "total": 600, "max_unit": 100, "generation": 3,
         "action": "save"})
-    assert "Updated DISK_GB inventory of cn2." in messages_of(response)
-    assert inventory(cn2)["DISK_GB"] == (600, 0, 100)
+    assert ("Updated DISK_GB inventory of cn2: total 500 → 600, max_unit 2,147,483,647 → 100."
+            in messages_of(response))
+    assert inventory(cn2)["DISK_GB"] == (600, 10, 100)   # the blank reserved is kept
 
     response = post(client, cn2, "inventory", {
         "resource_class": "DISK_GB", "generation": 4, "action": "delete"})
@@ -165,7 +166,7 @@ def test_refused_delete_keeps_the_generation_and_names_who_holds_the_class(
     # the next write made from that page is not a false conflict
     response = post(client, cn2, "inventory", {
         "resource_class": "VCPU", "total": 20, "generation": 2, "action": "save"})
-    assert "Updated VCPU inventory of cn2." in messages_of(response)
+    assert "Updated VCPU inventory of cn2: total 16 → 20." in messages_of(response)
     assert generation(cn2) == 3
 
 
@@ -241,17 +242,75 @@ def test_cut_below_usage_is_explained_then_saved_on_confirmation(client, sample,
     assert not messages_of(response)
     assert inventory(cn2)["VCPU"] == (16, 0, 2147483647) and generation(cn2) == 2
     response = post(client, cn2, "inventory", {**data, "confirm": "yes"})
-    assert "Updated VCPU inventory of cn2." in messages_of(response)
+    assert any(m.startswith("Updated VCPU inventory of cn2: ")
+               for m in messages_of(response))
     assert generation(cn2) == 3
     assert inventory(cn2)["VCPU"][0] == cut["total"]
 
 
-def test_change_within_usage_saves_without_confirmation(client, sample):
+def test_a_capacity_drop_within_usage_is_confirmed_before_it_is_saved(client, sample):
+    cn2 = sample["cn2"]
+    data = {"resource_class": "VCPU", "total": 2, "generation": 2, "action": "save"}
+    response = post(client, cn2, "inventory", data)
+    body = response.content.decode()
+    assert "Confirm: less VCPU capacity" in body
+    assert "VCPU capacity of cn2 falls from 16 to 2." in body
+    assert "becomes over capacity" not in body      # 2 used: still within capacity
+    assert inventory(cn2)["VCPU"][0] == 16 and generation(cn2) == 2
+    response = post(client, cn2, "inventory", {**data, "confirm": "yes"})
+    assert "Updated VCPU inventory of cn2: total 16 → 2." in messages_of(response)
+    assert inventory(cn2)["VCPU"][0] == 2
+
+
+def test_a_capacity_rise_saves_at_once_and_says_before_and_after(client, sample):
     cn2 = sample["cn2"]
     response = post(client, cn2, "inventory", {
-        "resource_class": "VCPU", "total": 2, "generation": 2, "action": "save"})
-    assert "Updated VCPU inventory of cn2." in messages_of(response)
-    assert inventory(cn2)["VCPU"][0] == 2
+        "resource_class": "VCPU", "allocation_ratio": "2", "generation": 2, "action": "save"})
+    assert "Updated VCPU inventory of cn2: allocation_ratio 1.0 → 2.0." in messages_of(response)
+
+
+def test_updating_one_field_keeps_the_others_regression_issue_43(client, sample):
+    """Issue 43, item 1: VCPU at reserved 4, max_unit 96, ratio 4.0 (capacity 368); an
+    update with only total=96 reset the rest to the defaults (capacity 96) unasked."""
+    from tests.factories import make_provider
+    host = make_provider("host-43", inventory={"VCPU": {
+        "total": 96, "reserved": 4, "max_unit": 96, "allocation_ratio": 4.0}})
+    host.refresh_from_db()
+    page = client.get(reverse("ui:provider", args=[host.uuid])).content.decode()
+    form_html = page[page.index('id="inventory-form"'):]
+    form_html = form_html[:form_html.index("</form>")]
+    # the blank form carries no default posing as a value
+    for name in ("reserved", "max_unit", "min_unit", "step_size", "allocation_ratio"):
+        assert f'name="{name}" value=' not in form_html
+    data = {"resource_class": "VCPU", "total": 96, "reserved": "", "min_unit": "",
+            "max_unit": "", "step_size": "", "allocation_ratio": "",
+            "generation": host.generation, "action": "save"}
+    response = post(client, host, "inventory", data)
+    assert "VCPU inventory of host-43 unchanged." in messages_of(response)
+    inv = Inventory.objects.get(provider=host)
+    assert (inv.total, inv.reserved, inv.max_unit, inv.allocation_ratio) == (96, 4, 96, 4.0)
+    # cutting the ratio alone drops capacity 368 -> 92: shown, asked, then saved
+    host.refresh_from_db()
+    data.update(allocation_ratio="1", generation=host.generation)
+    body = post(client, host, "inventory", data).content.decode()
+    assert "VCPU capacity of host-43 falls from 368 to 92." in body
+    assert "<td>allocation_ratio</td><td class=\"num\">4.0</td><td class=\"num\">1.0</td>" in body
+    assert Inventory.objects.get(provider=host).allocation_ratio == 4.0
+    response = post(client, host, "inventory", {**data, "confirm": "yes"})
+    assert "Updated VCPU inventory of host-43: allocation_ratio 4.0 → 1.0." in messages_of(response)
+    inv = Inventory.objects.get(provider=host)
+    assert (inv.total, inv.reserved, inv.max_unit, inv.allocation_ratio) == (96, 4, 96, 1.0)
+
+
+def test_a_ratio_too_large_for_a_float_is_a_form_error_not_a_blank(client, sample):
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "allocation_ratio": "1e400", "generation": 2,
+        "action": "save"}, follow=False)
+    assert response.status_code == 400
+    assert "Enter a finite number" in response.context["inventory_form"].errors[
+        "allocation_ratio"][0]
+    assert 'name="allocation_ratio" value="1e400"' in response.content.decode()
 
 
 def test_after_a_refused_delete_the_add_update_form_still_saves(client, sample):

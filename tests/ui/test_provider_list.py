@@ -155,7 +155,8 @@ REFUSED = [
     ("resources", "NO_SUCH_CLASS:1"),
     ("member_of", "not-a-uuid"),
     ("member_of", f"{AGG},{OTHER_AGG}"),
-    ("in_tree", "not-a-uuid"),
+    # in_tree takes a host name too (issue 43): "not-a-uuid" is a name nobody has
+    # (tests/ui/test_host_page.py)
 ]
 
 
@@ -460,3 +461,13 @@ def test_query_counts_do_not_grow_with_the_providers(client, db):
     fragment = reverse("ui:provider-subtree", args=[big_root.uuid]) + "?start=3&fragment=1"
     assert _count(client, fragment) <= 12
     assert max(small) <= 16
+
+
+def test_a_huge_amount_is_a_form_error_not_a_500(client, sample):
+    """Issue 43 (and 40): resources=VCPU:9223372036854775808 answered 500."""
+    from django.urls import reverse
+
+    response = client.get(reverse("ui:providers"), {"resources": "VCPU:9223372036854775808"})
+    assert response.status_code == 200
+    assert ("No inventory holds more than 2,147,483,647 of a resource class: nothing can "
+            "match VCPU.") in response.content.decode()

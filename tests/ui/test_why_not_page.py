@@ -210,3 +210,45 @@ def test_part_of_a_host_name_explains_the_matching_trees(client, hosts):
     missing = page(client, QUERY, tree="nowhere")
     assert missing.context["error"]["detail"] == (
         "No resource provider with uuid nowhere or a name containing nowhere.")
+
+
+# --- the whole cloud first (issue 43, item 3) ------------------------------------------------
+
+@pytest.fixture
+def cloud(db):
+    """25 small hosts (VCPU 4, one fits VCPU:6 only once it has 8), one host with 8, one
+    with 7 (the closest excluded), one with 16 but without the trait, and a rack whose 6
+    switches have no VCPU (identical reasons, collapsed)."""
+    for n in range(25):
+        make_provider(f"small-{n:02}", inventory={"VCPU": 4}, traits=["HW_CPU_X86_AVX2"])
+    make_provider("big-8", inventory={"VCPU": 8}, traits=["HW_CPU_X86_AVX2"])
+    make_provider("near-7", inventory={"VCPU": 7}, traits=["HW_CPU_X86_AVX2"])
+    make_provider("no-avx", inventory={"VCPU": 16})
+    rack = make_provider("rack", inventory={"VCPU": 2}, traits=["HW_CPU_X86_AVX2"])
+    for n in range(6):
+        make_provider(f"rack-sw{n}", parent=rack)
+
+
+def test_why_not_answers_for_the_whole_cloud_first(client, cloud, django_assert_max_num_queries):
+    q = "resources=VCPU:8&required=HW_CPU_X86_AVX2"
+    with django_assert_max_num_queries(30):
+        response = page(client, q, per_page=20)
+    cloud_wide = response.context["cloud"]
+    assert (cloud_wide["trees"], cloud_wide["fitting_trees"]) == (29, 1)
+    summary = dict((label, trees) for label, trees, _ in cloud_wide["summary"])
+    assert summary["not enough free VCPU"] == 27       # counted over every tree, not a page
+    assert summary["missing trait HW_CPU_X86_AVX2"] == 1
+    closest = [tree["root"]["name"] for tree in cloud_wide["closest"]]
+    assert closest[:2] == ["near-7", "small-00"]        # one VCPU short, then four short
+    assert closest[-1] == "no-avx" or "no-avx" not in closest[:-1]
+    body = response.content.decode()
+    assert "The whole cloud: <strong>1 of 29</strong> trees yields candidates" in body
+    assert body.index('id="cloud-wide"') < body.index('id="why-not-count"')
+
+
+def test_identical_sibling_reasons_are_collapsed(client, cloud):
+    response = page(client, "resources=VCPU:8&required=HW_CPU_X86_AVX2", tree="rack")
+    body = response.content.decode()
+    assert "rack-sw0</a> … rack-sw5 <span class=\"muted\">(6 siblings, the same)</span>" in body
+    assert body.count(">rack-sw") == 1
+    assert "cloud" not in response.context          # a tree asked for: its own answer only

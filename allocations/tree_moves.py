@@ -1,0 +1,143 @@
+"""Moving everything a consumer holds on one host (a provider tree) to another host.
+
+plan_tree_move() is pure: it places each allocation the consumer holds in the source
+tree on a provider of the target tree with inventory of the class, judged by
+rules.move_refusal (the write's own tests), counting what the plan has already put
+there. It prefers a provider the plan already uses (a VM's VCPU and MEMORY_MB on one
+NUMA node rather than split), then the most free room, then the name; the largest
+allocations are placed first. The write itself (allocations.edits.consumer_move_tree)
+is one allocations_replace() checked against the generations the operator saw, so the
+plan the page showed is the one written, or nothing is.
+
+Allocations on providers outside the source tree (a sharing provider's DISK_GB) stay.
+"""
+from dataclasses import dataclass, field
+
+from allocations import rules
+from allocations.models import Allocation
+from providers.models import Inventory, ResourceProvider
+from providers.querysets import with_usage
+from providers.rules import reported_capacity
+
+
+@dataclass(frozen=True)
+class Held:
+    """One allocation the consumer holds in the source tree."""
+
+    provider_uuid: str
+    provider_name: str
+    resource_class: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class TreeInventory:
+    """One inventory of a target tree, with its usage now."""
+
+    provider_uuid: str
+    provider_name: str
+    provider_generation: int
+    root_id: int
+    resource_class: str
+    used: int
+    limits: rules.InventoryLimits
+
+    @property
+    def free(self):
+        return max(reported_capacity(self.limits.total, self.limits.reserved,
+                                     self.limits.allocation_ratio) - self.used, 0)
+
+
+@dataclass
+class TreePlan:
+    """Where each held allocation would go: steps [(Held, TreeInventory)], or the
+    reasons it does not fit."""
+
+    steps: list = field(default_factory=list)
+    reasons: list = field(default_factory=list)
+
+    @property
+    def fits(self):
+        return not self.reasons
+
+    def allocations(self):
+        """{provider uuid: {class: amount}} the plan puts in the target tree."""
+        placed = {}
+        for held, target in self.steps:
+            resources = placed.setdefault(target.provider_uuid, {})
+            resources[held.resource_class] = resources.get(held.resource_class, 0) + held.amount
+        return placed
+
+
+def plan_tree_move(held, inventories):
+    """The TreePlan of moving `held` ([Held]) onto `inventories` ([TreeInventory] of the
+    target tree). Pure."""
+    plan = TreePlan()
+    added = {}      # (provider uuid, class) -> amount the plan puts there
+    used_providers = []
+    for item in sorted(held, key=lambda h: (-h.amount, h.resource_class, h.provider_name)):
+        options = [inv for inv in inventories if inv.resource_class == item.resource_class]
+        if not options:
+            plan.reasons.append(f"no {item.resource_class} inventory")
+            continue
+        best, why = None, None
+        for inv in sorted(options, key=lambda i: (i.provider_uuid not in used_providers,
+                                                  -(i.free - added.get((i.provider_uuid,
+                                                                        i.resource_class), 0)),
+                                                  i.provider_name)):
+            already = added.get((inv.provider_uuid, inv.resource_class), 0)
+            refusal = rules.move_refusal(item.amount, already, inv.used + already, inv.limits)
+            if refusal is None:
+                best = inv
+                break
+            why = why or f"{item.resource_class}={item.amount:,} on {inv.provider_name} " \
+                         f"{refusal[1]}"
+        if best is None:
+            plan.reasons.append(why)
+            continue
+        key = (best.provider_uuid, best.resource_class)
+        added[key] = added.get(key, 0) + item.amount
+        if best.provider_uuid not in used_providers:
+            used_providers.append(best.provider_uuid)
+        plan.steps.append((item, best))
+    return plan
+
+
+def held_in_tree(*, consumer_id, root_id):
+    """[Held] of the consumer's allocations on providers of the tree `root_id`; one query."""
+    return [Held(*row) for row in (
+        Allocation.objects.filter(consumer_id=consumer_id, provider__root_id=root_id)
+        .order_by("provider__name", "resource_class__name")
+        .values_list("provider__uuid", "provider__name", "resource_class__name", "used"))]
+
+
+INVENTORY_COLUMNS = ("provider__uuid", "provider__name", "provider__generation",
+                     "provider__root_id", "resource_class__name", "used", "total", "reserved",
+                     "min_unit", "max_unit", "step_size", "allocation_ratio")
+
+
+def tree_inventories(*, root_ids, classes):
+    """{root id: [TreeInventory]} of the classes `classes` in the trees `root_ids`; one
+    query however many trees."""
+    trees = {}
+    rows = (with_usage(Inventory.objects.filter(provider__root_id__in=list(root_ids),
+                                                resource_class__name__in=list(classes)))
+            .order_by("provider__name").values_list(*INVENTORY_COLUMNS))
+    for (uuid, name, generation, root_id, rc, used, total, reserved, min_unit, max_unit,
+         step, ratio) in rows:
+        trees.setdefault(root_id, []).append(TreeInventory(
+            uuid, name, generation, root_id, rc, used,
+            rules.InventoryLimits(total, reserved, min_unit, max_unit, step, ratio)))
+    return trees
+
+
+def target_hosts(*, classes, exclude_root_id, query=""):
+    """Roots (a queryset, by name) whose trees have inventory of every class of `classes`,
+    but the source tree, whose name contains `query`."""
+    roots = ResourceProvider.objects.filter(parent__isnull=True).exclude(id=exclude_root_id)
+    for rc in classes:
+        roots = roots.filter(id__in=Inventory.objects.filter(resource_class__name=rc)
+                             .values("provider__root_id"))
+    if query:
+        roots = roots.filter(name__icontains=query)
+    return roots.order_by("name")
