@@ -1,6 +1,6 @@
 """Example provider topologies, as tree documents (see `manage.py import_tree`).
 
-`manage.py load_sample NAME|all` loads them through the in-process API, so
+`manage.py load_sample NAME|all` loads them through the services the API writes with, so
 they are validated like any client's data. Every uuid is derived from the
 sample and object names (uuid5), so loading a sample twice changes nothing.
 Names are prefixed with the sample name so all samples can coexist.

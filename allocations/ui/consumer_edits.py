@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from allocations import edits, selectors, tree_moves
-from allocations.ui.consumers import _named, _refused, _render_consumer
+from allocations.ui.consumers import _done, _refused, _render_consumer
 from allocations.ui.forms import AddAllocationForm, MoveTreeForm, MoveTreeSearchForm
 from foundation.domain_errors import DomainError
 from foundation.uuids import canonical_uuid_or_none
@@ -90,10 +90,9 @@ def consumer_move_tree(request, uuid):
         return _refused(request, uuid, exc, "moved")
     moved = ", ".join(f"{held.resource_class}={held.amount:,} {held.provider_uuid} → "
                       f"{target.provider_uuid}" for held, target in plan.steps)
-    messages.success(request, _named(
+    return _done(request, uuid, (
         f"Moved consumer {uuid} from {data['source_root']} to {data['target_root']} in one "
         f"write: {moved}."))
-    return redirect("ui:consumer", uuid=uuid)
 
 
 @staff_member_required

@@ -101,6 +101,12 @@ def _named(message):
     return message
 
 
+def _done(request, uuid, message):
+    """Say what a consumer page write did, then show the consumer again."""
+    messages.success(request, _named(message))
+    return redirect("ui:consumer", uuid=uuid)
+
+
 def _refused(request, uuid, exc, what):
     """Show a service's refusal of a consumer page write, then reload the page."""
     text = _named(error_message(exc))
@@ -181,10 +187,9 @@ def consumer_move(request, uuid):
             source_generation=data["source_generation"], target_generation=target_generation)
     except DomainError as exc:
         return _refused(request, uuid, exc, "moved")
-    messages.success(request, _named(
+    return _done(request, uuid, (
         f"Moved {data['resource_class']}={amount} of consumer {uuid} from {data['source']} "
         f"to {target_uuid}."))
-    return redirect("ui:consumer", uuid=uuid)
 
 
 def _unrelated_target(uuid, source, resource_class, target_uuid):
@@ -227,10 +232,9 @@ def consumer_remove_one(request, uuid):
         return _refused(request, uuid, exc, "removed")
     gone = "" if selectors.consumer_get(uuid=uuid) else (
         " That was its last allocation: the consumer no longer exists.")
-    messages.success(request, _named(
+    return _done(request, uuid, (
         f"Removed {data['resource_class']}={amount} of consumer {uuid} from "
         f"{data['provider']}.{gone}"))
-    return redirect("ui:consumer", uuid=uuid)
 
 
 @staff_member_required

@@ -11,7 +11,7 @@ from providers.samples import SAMPLES, sample_document
 class Command(ActorCommandMixin, BaseCommand):
     help = (
         "Load example topologies (providers, inventories, traits, aggregates and a "
-        "couple of consumers with allocations) through the in-process Placement API. "
+        "couple of consumers with allocations) through the services the API writes with. "
         "NAME is one of the names shown by --list, or `all`. Loading is idempotent. "
         "--if-empty loads only into a database without any provider (scripts/serve "
         "runs `load_sample --if-empty all`)."
