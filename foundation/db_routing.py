@@ -211,9 +211,12 @@ class ReplicaReadMiddleware:
 
 
 def check_at_start():
-    """Stop the start with one line when a configured replica route is not a route."""
+    """Stop the start with one line when a configured replica route is not a route,
+    or the MySQL server is unfit (foundation/mysql/checks.py)."""
     from foundation import config
+    from foundation.mysql import checks as mysql_checks
 
+    mysql_checks.check_at_start(connections[DEFAULT_DB_ALIAS])
     unknown = unknown_replica_routes()
     if unknown:
         config.stop(config.ConfigError(

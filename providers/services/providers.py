@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from foundation import db_retry
 from foundation import uuids
 from providers import exceptions
 from providers.models import ResourceProvider
@@ -51,6 +52,7 @@ def provider_bump_generation(provider, expected=None, detail=None):
     return provider.generation
 
 
+@db_retry.retrying
 def provider_create(*, name, uuid=None, parent_uuid=None):
     """Create a provider (a root, or a child of `parent_uuid`).
 
@@ -105,6 +107,7 @@ def _check_duplicates(uuid, name):
             f"Conflicting resource provider name: {name} already exists.")
 
 
+@db_retry.retrying
 def provider_update(*, uuid, name, parent_uuid=UNCHANGED, allow_reparent=True):
     """Rename a provider and/or change its parent.
 
@@ -187,6 +190,7 @@ def _change_parent(provider, parent_uuid, allow_reparent, prefix):
     provider.root_id = new_root
 
 
+@db_retry.retrying
 def provider_delete(*, uuid):
     """Delete a provider with its inventories, trait and aggregate associations.
 

@@ -212,8 +212,8 @@ def test_a_policy_file_broken_later_keeps_the_last_good_rules(live):
 @pytest.mark.parametrize("text, message", [
     ("[placement]\nmax_allocation_candidates = lots\n",
      "[placement] max_allocation_candidates: bad value in"),
-    ("[placement_database]\nconnection = mysql+pymysql://root@127.0.0.1/placement\n",
-     "import_placement_db"),
+    ("[placement_database]\nconnection = mysql+pymysql://root@127.0.0.1/placement?x=1\n",
+     "unknown query parameter x"),
     ("[oslo_policy]\npolicy_file = /nonexistent/policy.yaml\n",
      "[oslo_policy] policy_file: no such file /nonexistent/policy.yaml"),
     ("[oslo_policy]\npolicy_file = broken.yaml\n", "unusable policy rules"),
