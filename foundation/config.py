@@ -428,7 +428,8 @@ def _check_replica_urls(database):
                           "PostgreSQL or MySQL connection")
     for url in database.slave_connection:
         if database_scheme(url) != primary:
-            raise ConfigError(f"[placement_database] slave_connection: not a {primary} "
+            raise ConfigError(f"[placement_database] slave_connection: not a "
+                              f"{'MySQL' if primary == 'mysql' else 'PostgreSQL'} "
                               f"URL: {urlparse(url).scheme or url!r}")
         if primary == "mysql":
             _check_mysql_url("[placement_database] slave_connection", url)

@@ -7,8 +7,10 @@ database finds the conflict wherever the writers run: as a lock wait, a deadlock
 1213, PostgreSQL 40P01), a serialization failure (40001), or on Galera and InnoDB
 Cluster as a deadlock error at COMMIT on the node that lost certification. The
 database has then rolled the whole transaction back (InnoDB does on a deadlock, so a
-savepoint cannot be retried), so the whole transaction runs again: `run(work)` opens
-it, retries a bounded number of times with a jittered, growing pause, and answers the
+savepoint cannot be retried), so the whole transaction runs again: every write
+service that owns its transaction is decorated with `retrying` (allocations_replace
+has its own loop, which also retries generation conflicts), and `run(work)` opens one
+for other callers; either retries a bounded number of times with a jittered, growing pause, and answers the
 caller only after COMMIT. When every attempt lost: ConcurrentUpdate, Placement's 409
 placement.concurrent_update.
 
@@ -60,13 +62,29 @@ def run(work, using=DEFAULT_DB_ALIAS, attempts=ATTEMPTS):
     """work() in a transaction of its own, started over (at most `attempts` times in
     all) while the database refuses it for a concurrent one; returns what it returned,
     after COMMIT. Raises ConcurrentUpdate when every attempt was refused."""
-    if connections[using].in_atomic_block:
+    def transaction_of_its_own():
         with transaction.atomic(using=using):
             return work()
+    return _attempts(transaction_of_its_own, using, attempts)
+
+
+def retrying(function):
+    """Decorator for a service that opens its own transaction around all its work
+    (`with transaction.atomic():`): a call outside any transaction is started over
+    while the database refuses it (its COMMIT included) for a concurrent one. No
+    transaction is added, so the service's own stays the outermost (no savepoint)."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return _attempts(lambda: function(*args, **kwargs), DEFAULT_DB_ALIAS, ATTEMPTS)
+    return wrapper
+
+
+def _attempts(call, using, attempts):
+    if connections[using].in_atomic_block:
+        return call()   # a conflict rises to whoever opened the transaction
     for attempt in range(1, attempts + 1):
         try:
-            with transaction.atomic(using=using):
-                return work()
+            return call()
         except DatabaseError as exc:
             if not is_retryable(exc):
                 raise
@@ -76,11 +94,3 @@ def run(work, using=DEFAULT_DB_ALIAS, attempts=ATTEMPTS):
             time.sleep(random.uniform(0, PAUSE * 2 ** (attempt - 1)))
     raise ConcurrentUpdate("Another writer changed the same data at the same time and "
                            "this write was refused after several attempts; please retry.")
-
-
-def retrying(function):
-    """Decorator: every call of `function` is run(...)."""
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        return run(lambda: function(*args, **kwargs))
-    return wrapper

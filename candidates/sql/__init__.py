@@ -21,7 +21,9 @@ def fetch(sql, params=()):
     may read from one, see foundation.db_routing)."""
     with connections[read_alias()].cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        rows = cursor.fetchall()
+    # PyMySQL answers a tuple of rows; every caller gets a list, as from psycopg2/sqlite3
+    return rows if isinstance(rows, list) else list(rows)
 
 
 def fetch_links(sql, ids, scope, provider_column):

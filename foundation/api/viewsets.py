@@ -3,8 +3,7 @@
 Each action is declared with @endpoint(...), which states what Placement
 checks before the handler runs, in Placement's order: microversion gating
 (404), Accept (406) or Content-Type (415), then the policy rule (403).
-Handlers then parse their body/query with json_body()/query_params(). A write's
-handler runs in one transaction, retried whole on a conflict (foundation.db_retry).
+Handlers then parse their body/query with json_body()/query_params().
 """
 import json
 from datetime import timezone as dt_timezone
@@ -19,15 +18,12 @@ from django.utils import timezone
 from rest_framework import viewsets
 from rest_framework.response import Response
 
-from foundation import db_retry, jsonschemas, uuids
+from foundation import jsonschemas, uuids
 from foundation.api import policy
 from foundation.api.accept import accepts_json
 from foundation.api.exceptions import MethodNotAllowed, NotAcceptable, UnsupportedMediaType
 from foundation.domain_errors import InvalidInput, NotFound
 from foundation.api.microversion import CACHE_HEADERS
-
-
-READ_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
@@ -55,11 +51,7 @@ def endpoint(policy_rule, min_version=None, max_version=None, accept=False,
                 policy.authorize(request, policy_rule)
             if query:
                 check_query_decodes(request)
-            if request.method in READ_METHODS:
-                return handler(self, request, *args, **kwargs)
-            # A write: the handler's whole transaction, started over when the database
-            # refuses it for a concurrent writer; answered after COMMIT.
-            return db_retry.run(lambda: handler(self, request, *args, **kwargs))
+            return handler(self, request, *args, **kwargs)
 
         return wrapper
 

@@ -8,7 +8,7 @@ Callers: the API views, the admin, management commands and the reshaper.
 """
 import uuid as uuidlib
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -201,7 +201,12 @@ def provider_delete(*, uuid):
     with transaction.atomic():
         lock_trees()
         # Row lock: allocation writers bump this row's generation, so they wait for us.
-        provider = (ResourceProvider.objects.select_for_update(of=("self",))
+        # OF: PostgreSQL refuses to lock the nullable side of the parent join; MariaDB
+        # has no OF, and locks the parent's row too (harmless: tree writers already
+        # take turns at the tree guard).
+        locking = ({"of": ("self",)} if connection.features.has_select_for_update_of
+                   else {})
+        provider = (ResourceProvider.objects.select_for_update(**locking)
                     .select_related("parent").filter(uuid=uuid).first())
         if provider is None:
             raise exceptions.ProviderNotFound(

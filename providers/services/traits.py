@@ -2,7 +2,6 @@
 from django.db import transaction
 
 from foundation import db_retry
-
 from providers import exceptions, rules
 from providers.models import ProviderTrait, Trait
 from providers.services import change_log
