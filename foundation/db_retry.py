@@ -30,8 +30,11 @@ from foundation.domain_errors import ConcurrentUpdate
 
 LOG = logging.getLogger("placement.db_retry")
 
-ATTEMPTS = 5
-PAUSE = 0.005   # seconds: the first pause is up to this long, each next one up to twice
+# Tree writes on several Galera nodes all write the tree guard: under a burst a loser
+# can lose again, so the pauses grow (up to 0.64 s before the last of 8 attempts;
+# about 1.3 s in all at worst, only when every attempt lost).
+ATTEMPTS = 8
+PAUSE = 0.01   # seconds: the first pause is up to this long, each next one up to twice
 
 # MySQL/MariaDB error numbers: 1213 deadlock (also Galera's and group replication's
 # certification failure), 1205 lock wait timeout, 1020 "record has changed" (MariaDB's
