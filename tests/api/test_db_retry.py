@@ -91,3 +91,4 @@ def test_a_real_deadlock_loses_one_attempt_and_both_writes_land():
     with connection.cursor() as cursor:
         cursor.execute("SELECT writes FROM tree_guard WHERE id = 1")
         assert cursor.fetchone()[0] == before + 2
+
