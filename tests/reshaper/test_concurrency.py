@@ -1,4 +1,4 @@
-"""A reshape racing allocation writers stays consistent (PostgreSQL only)."""
+"""A reshape racing allocation writers stays consistent (PostgreSQL, MySQL)."""
 import uuid as uuidlib
 
 import pytest
