@@ -92,3 +92,11 @@ def test_a_real_deadlock_loses_one_attempt_and_both_writes_land():
         cursor.execute("SELECT writes FROM tree_guard WHERE id = 1")
         assert cursor.fetchone()[0] == before + 2
 
+
+
+@pytest.mark.parametrize("code, kind", [(1213, "lock timeout"), (1205, "lock timeout"),
+                                        (2013, "unavailable"), (1969, "timed out")])
+def test_a_mysql_failure_no_retry_took_is_answered_as_its_kind_at_the_edge(code, kind):
+    from foundation import db_faults
+
+    assert db_faults.kind(wrapped(pymysql.err.OperationalError(code, "x"))) == kind
