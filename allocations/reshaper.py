@@ -35,7 +35,7 @@ client's provider generations would be stale after a concurrent change).
 """
 from dataclasses import dataclass
 
-from django.db import IntegrityError, OperationalError, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from allocations import exceptions as allocation_exceptions
@@ -47,6 +47,7 @@ from allocations.exceptions import (
     ReshapeConflict,
     ReshapeGenerationConflict,
 )
+from foundation import db_retry
 from providers.exceptions import UnknownResourceClass
 from providers.models import ResourceProvider
 from providers.services import change_log
@@ -70,6 +71,7 @@ class _UnknownAllocationClass(Exception):
         self.name = name
 
 
+@db_retry.retrying
 def reshape(*, inventories, consumers):
     """Atomically replace provider inventories and consumer allocations.
 
@@ -93,10 +95,8 @@ def reshape(*, inventories, consumers):
         raise ReshapeConflict(exc.message)
     except IntegrityError as exc:  # a concurrent insert of a consumer or allocation row
         raise ReshapeConflict(str(exc).strip())
-    except OperationalError as exc:
-        if "deadlock" not in str(exc).lower():
-            raise
-        raise ReshapeConflict("deadlock detected")
+    # A deadlock or serialization failure rises to db_retry.run, which starts the
+    # whole transaction over (the database has rolled it back).
 
 
 def _reshape(inventories, consumers):

@@ -42,6 +42,7 @@ from django.utils import timezone
 
 from allocations import exceptions, rules
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from foundation import db_retry
 from foundation.ops import events
 from providers.models import Inventory, ResourceClass, ResourceProvider
 from providers.services import change_log
@@ -121,7 +122,9 @@ def allocations_replace(*, consumers, on_unknown_class=post_unknown_class,
         except IntegrityError as exc:  # a concurrent insert of the same consumer/allocation
             conflict = exceptions.AllocationWriteConflict(str(exc).strip() or "integrity error")
         except OperationalError as exc:
-            if "deadlock" not in str(exc).lower():
+            # Inside a transaction someone else opened (the API's), the database has
+            # rolled it all back: the outermost db_retry.run starts it over.
+            if not db_retry.is_retryable(exc) or connection.in_atomic_block:
                 raise
             conflict = exceptions.AllocationWriteConflict("deadlock detected")
         LOG.debug("allocation write conflict (attempt %d): %s", attempt + 1, conflict.message)
@@ -273,6 +276,7 @@ def allocations_apply(plan):
     change_log.changes_record(_allocation_changes(plan, old_generations, held))
 
 
+@db_retry.retrying
 def allocations_delete(*, consumer_uuid):
     """Remove all allocations of a consumer and the consumer (no generation check).
 

@@ -362,6 +362,13 @@ def analyze():
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
             cursor.execute("VACUUM ANALYZE")
+        elif connection.vendor == "mysql":
+            if connection.in_atomic_block:   # ANALYZE TABLE would commit the transaction
+                return
+            cursor.execute("ANALYZE TABLE resource_providers, inventories, allocations, "
+                           "consumers, resource_provider_traits, "
+                           "resource_provider_aggregates")
+            cursor.fetchall()
         else:   # SQLite, or inside a transaction (tests), where VACUUM cannot run
             cursor.execute("ANALYZE")
 

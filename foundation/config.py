@@ -14,7 +14,7 @@ import re
 import secrets
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 from keystonemiddleware import opts as authtoken_opts
 from oslo_config import cfg
@@ -46,12 +46,14 @@ class ConfigError(Exception):
 OPTIONS = {
     "placement_database": [
         cfg.StrOpt("connection", secret=True,
-                   help="Database URL, SQLAlchemy style: postgresql://user:pass@host:5432/db "
-                        "(also postgresql+psycopg2://) or sqlite:///path (relative to the "
+                   help="Database URL, SQLAlchemy style: mysql+pymysql://user:pass@host/db "
+                        "(also mysql://; ?unix_socket=/path for a socket; the character "
+                        "set is always utf8mb4), postgresql://user:pass@host:5432/db (also "
+                        "postgresql+psycopg2://) or sqlite:///path (relative to the "
                         "working directory; sqlite:////abs/path). Default: a SQLite file "
                         "under the data directory."),
         cfg.IntOpt("conn_max_age", default=60, min=0,
-                   help="Seconds a PostgreSQL connection is kept for later requests."),
+                   help="Seconds a PostgreSQL or MySQL connection is kept for later requests."),
         # Time limits and the per-process pool (settings.database_limits, db_pool.py)
         cfg.FloatOpt("statement_timeout", default=30, min=0,
                      help="Seconds a statement may run before the database cancels it "
@@ -82,8 +84,8 @@ OPTIONS = {
         cfg.StrOpt("sqlite_test_name",
                    help="SQLite file the test suite creates (default: in memory)."),
         cfg.ListOpt("slave_connection", default=[], secret=True,
-                    help="Read replica URLs (PostgreSQL streaming hot standbys of "
-                         "connection), comma-separated. The read-only routes of "
+                    help="Read replica URLs (PostgreSQL streaming hot standbys, or MySQL "
+                         "replicas, of connection), comma-separated. The read-only routes of "
                          "replica_read_routes are answered from a replica that is up and "
                          "not lagging; everything else uses connection."),
         cfg.FloatOpt("replica_max_lag", default=2.0, min=0,
@@ -373,31 +375,64 @@ def _one_line(exc):
                   r"bad value in \1:", text)
 
 
+MYSQL_SCHEMES = ("mysql", "mariadb")
+POSTGRESQL_SCHEMES = ("postgres", "postgresql")
+# Query parameters of a MySQL URL handed to the driver (PyMySQL), as oslo.db does. The
+# character set is always utf8mb4 (a `charset=utf8` is taken as meaning it: MySQL's
+# utf8 has no 4-byte characters); `plugin` names SQLAlchemy plugins (devstack's
+# dbcounter) and means nothing here.
+MYSQL_DRIVER_PARAMETERS = ("unix_socket", "read_default_file", "read_default_group",
+                           "connect_timeout", "ssl_ca", "ssl_cert", "ssl_key")
+MYSQL_IGNORED_PARAMETERS = ("charset", "plugin")
+
+
+def database_scheme(url):
+    """"mysql", "postgresql" or "sqlite" of a database URL (driver suffix dropped)."""
+    scheme = urlparse(url).scheme.split("+")[0]
+    if scheme in MYSQL_SCHEMES:
+        return "mysql"
+    return "postgresql" if scheme in POSTGRESQL_SCHEMES else scheme
+
+
 def _check_database_url(url):
     if not url:
         return
-    scheme = urlparse(url).scheme.split("+")[0]
-    if scheme in ("mysql", "mariadb"):
-        raise ConfigError(
-            "[placement_database] connection: MySQL/MariaDB is not supported; move the "
-            "data to PostgreSQL or SQLite with `python manage.py import_placement_db URL` "
-            "and point connection there")
-    if scheme not in ("sqlite", "postgres", "postgresql"):
+    scheme = database_scheme(url)
+    if scheme not in ("sqlite", "postgresql", "mysql"):
         raise ConfigError(f"[placement_database] connection: unsupported database "
-                          f"{scheme or url!r} (postgresql:// or sqlite:///)")
+                          f"{scheme or url!r} (mysql+pymysql://, postgresql:// or sqlite:///)")
+    if scheme == "mysql":
+        _check_mysql_url("[placement_database] connection", url)
+
+
+def _check_mysql_url(option, url):
+    parsed = urlparse(url)
+    driver = parsed.scheme.partition("+")[2]
+    if driver not in ("", "pymysql", "mysqldb"):
+        raise ConfigError(f"{option}: unsupported MySQL driver {driver!r} (mysql+pymysql://)")
+    if not parsed.path.strip("/"):
+        raise ConfigError(f"{option}: no database name (mysql+pymysql://user:pass@host/name)")
+    unknown = sorted(set(parse_qs(parsed.query)) - set(MYSQL_DRIVER_PARAMETERS)
+                     - set(MYSQL_IGNORED_PARAMETERS))
+    if unknown:
+        raise ConfigError(f"{option}: unknown query parameter {', '.join(unknown)} "
+                          f"(known: {', '.join(MYSQL_DRIVER_PARAMETERS + MYSQL_IGNORED_PARAMETERS)})")
 
 
 def _check_replica_urls(database):
     if not database.slave_connection:
         return
-    if urlparse(database.connection or "").scheme.split("+")[0] not in ("postgres",
-                                                                        "postgresql"):
+    primary = database_scheme(database.connection or "")
+    if primary not in ("postgresql", "mysql"):
         raise ConfigError("[placement_database] slave_connection: read replicas need a "
-                          "PostgreSQL connection")
+                          "PostgreSQL or MySQL connection")
     for url in database.slave_connection:
-        if urlparse(url).scheme.split("+")[0] not in ("postgres", "postgresql"):
-            raise ConfigError(f"[placement_database] slave_connection: not a PostgreSQL "
+        if database_scheme(url) != primary:
+            raise ConfigError(f"[placement_database] slave_connection: not a "
+                              f"{'MySQL' if primary == 'mysql' else 'PostgreSQL'} "
                               f"URL: {urlparse(url).scheme or url!r}")
+        if primary == "mysql":
+            _check_mysql_url("[placement_database] slave_connection", url)
 
 
 def secret_key(conf, data_dir):

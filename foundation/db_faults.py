@@ -41,6 +41,14 @@ class CommitTooLate(OperationalError):
     """The request's commit deadline passed: rolled back instead of committed."""
 
 
+# MySQL/MariaDB error numbers: can't connect, gone away, lost, shutting down, a Galera
+# node not ready; statement time limits (MariaDB, MySQL); a lock wait, and a deadlock or
+# certification failure that no db_retry started over (the write services do).
+_MYSQL_KINDS = {**dict.fromkeys((2003, 2006, 2013, 1053, 1047), UNAVAILABLE),
+                **dict.fromkeys((1969, 3024), TIMED_OUT),
+                **dict.fromkeys((1205, 1213, 3101), LOCK_TIMEOUT)}
+
+
 def _driver_kind(driver_exc):
     driver = type(driver_exc).__module__.split(".")[0]
     if driver == "sqlite3":
@@ -49,8 +57,10 @@ def _driver_kind(driver_exc):
         if "locked" in text or "busy" in text:
             return LOCK_TIMEOUT
         return UNAVAILABLE if "unable to open" in text else None
+    if driver == "pymysql":
+        return _MYSQL_KINDS.get(driver_exc.args[0] if driver_exc.args else None)
     if driver != "psycopg2":
-        return None   # a MySQL driver's error numbers go here (module docstring)
+        return None
     pgcode = getattr(driver_exc, "pgcode", None)
     if pgcode == _PG_QUERY_CANCELED:
         return TIMED_OUT

@@ -119,19 +119,39 @@ def replica_status():
         return {alias: (usable, reason) for alias, (_, usable, reason) in _health.items()}
 
 
+def _mysql_health(cursor):
+    """(a replica?, caught up?, lag in seconds or None) of a MySQL/MariaDB replica, from
+    SHOW REPLICA STATUS (MariaDB 10.5+ names its columns Slave_*/..._Master, MySQL
+    8.0.22+ Replica_*/..._Source). A replica whose SQL thread stopped is not current."""
+    cursor.execute("SHOW REPLICA STATUS")
+    row = cursor.fetchone()
+    if row is None:
+        return False, False, None
+    status = dict(zip((column[0] for column in cursor.description), row))
+    running = status.get("Slave_SQL_Running", status.get("Replica_SQL_Running"))
+    lag = status.get("Seconds_Behind_Master", status.get("Seconds_Behind_Source"))
+    if running != "Yes":
+        return True, False, None
+    return True, lag == 0, lag
+
+
 def _probe(alias):
     connection = connections[alias]
     try:
         with connection.cursor() as cursor:
-            cursor.execute(HEALTH_SQL)
-            standby, caught_up, lag = cursor.fetchone()
+            if connection.vendor == "mysql":
+                standby, caught_up, lag = _mysql_health(cursor)
+            else:
+                cursor.execute(HEALTH_SQL)
+                standby, caught_up, lag = cursor.fetchone()
     except Error as exc:
         # Error, not DatabaseError: a connection the server (or pgbouncer) closed under
         # us raises InterfaceError. Closed here, the next probe connects anew.
         connection.close()
         return False, "down (" + " ".join(str(exc).split())[:200] + ")"
     if not standby:
-        return False, "not a standby (promoted?)"
+        return False, "not a standby (promoted?)" if connection.vendor != "mysql" else (
+            "not a replica (SHOW REPLICA STATUS is empty)")
     if caught_up:
         return True, ""
     bound = settings.PLACEMENT_REPLICA_MAX_LAG
@@ -211,9 +231,12 @@ class ReplicaReadMiddleware:
 
 
 def check_at_start():
-    """Stop the start with one line when a configured replica route is not a route."""
+    """Stop the start with one line when a configured replica route is not a route,
+    or the MySQL server is unfit (foundation/mysql/checks.py)."""
     from foundation import config
+    from foundation.mysql import checks as mysql_checks
 
+    mysql_checks.check_at_start(connections[DEFAULT_DB_ALIAS])
     unknown = unknown_replica_routes()
     if unknown:
         config.stop(config.ConfigError(

@@ -4,6 +4,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from foundation import config
+from foundation.mysql import url as mysql_url
 
 try:
     CONF = config.current()
@@ -36,7 +37,9 @@ def database_from_url(url):
             },
             "TEST": {"NAME": CONF.placement_database.sqlite_test_name or None},
         }
-    # config.load() let only sqlite and postgresql URLs through.
+    if scheme in ("mysql", "mariadb"):
+        return mysql_url.database_entry(url, CONF.placement_database.conn_max_age)
+    # config.load() let only sqlite, mysql and postgresql URLs through.
     options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
     # PostgreSQL JIT-compiles any statement it costs above jit_above_cost: 10-12 ms of
     # compiling for queries that run in a few (an allocation candidates batch over a

@@ -172,7 +172,9 @@ def import_database(url, *, dry_run=False, skip_invalid=False, batch_size=BATCH_
 def _refresh_planner_statistics():
     """PostgreSQL plans the first requests after the switch-over from the statistics of
     empty tables until autovacuum analyzes the new rows (never, where it is off), so
-    read them now. ANALYZE runs inside the import's transaction and counts its rows."""
+    read them now. ANALYZE runs inside the import's transaction and counts its rows.
+    MySQL/MariaDB: nothing to do; InnoDB's persistent statistics are recounted by the
+    server itself once a tenth of a table's rows have changed, as an import does."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
@@ -211,6 +213,8 @@ class _Writer:
     """Bulk inserts into our tables: COPY on PostgreSQL, executemany elsewhere."""
 
     def __init__(self):
+        # COPY is PostgreSQL's; elsewhere executemany, which PyMySQL sends as one
+        # multi-row INSERT per batch (MySQL) and SQLite runs in its own loop.
         self.postgresql = connection.vendor == "postgresql"
         self.written = {}
 

@@ -181,6 +181,8 @@ def _nothing_to_read(scope, rc_ids):
 
 
 def _grouped_by_database():
+    # array_agg is PostgreSQL's; MySQL's JSON_ARRAYAGG would hand back text to parse,
+    # so on MySQL (as on SQLite) the rows are grouped here, in one pass.
     return connections[read_alias()].vendor == "postgresql"
 
 

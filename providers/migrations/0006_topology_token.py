@@ -13,7 +13,13 @@ concurrent writers of different providers wait for each other only while committ
 (an immediate trigger would hold the row from the first change to the commit, and
 could deadlock with provider row locks taken in another order). The transaction-local
 setting placement.topology_changed makes it one write per transaction. SQLite
-serialises writers anyway: plain triggers. Tokens are random: a rolled-back change
+serialises writers anyway: plain triggers. MySQL/MariaDB have neither deferred nor
+statement triggers: a row trigger per event writes the token at once, so the token row
+is held from a transaction's first topology change to its commit; topology writers take
+turns there (and on Galera conflict there, the loser retried whole by
+foundation.db_retry), which is what the tree writes need anyway
+(providers/services/tree_lock.py); claims, which change no topology, never touch it.
+MySQL has no TRUNCATE trigger: nothing here truncates these tables. Tokens are random: a rolled-back change
 never brings back a token some snapshot holds.
 """
 from django.db import migrations
@@ -84,6 +90,26 @@ def _sqlite(table, columns):
     return statements
 
 
+MYSQL_NEW_TOKEN = ("INSERT INTO topology_token (id, token) VALUES (1, UUID())"
+                   " ON DUPLICATE KEY UPDATE token = UUID()")
+
+
+def _mysql(table, columns):
+    name = f"{table}_topology"
+    statements = [
+        f"CREATE TRIGGER {name}_insert AFTER INSERT ON {table} FOR EACH ROW {MYSQL_NEW_TOKEN}",
+        f"CREATE TRIGGER {name}_delete AFTER DELETE ON {table} FOR EACH ROW {MYSQL_NEW_TOKEN}",
+    ]
+    if columns:
+        unchanged = " AND ".join(f"OLD.{c} <=> NEW.{c}" for c in columns)
+        body = f"IF NOT ({unchanged}) THEN {MYSQL_NEW_TOKEN}; END IF"
+    else:
+        body = MYSQL_NEW_TOKEN
+    statements.append(f"CREATE TRIGGER {name}_update AFTER UPDATE ON {table} FOR EACH ROW"
+                      f" BEGIN {body}; END")
+    return statements
+
+
 def create(apps, schema_editor):
     vendor = schema_editor.connection.vendor
     table = "CREATE TABLE topology_token (id integer PRIMARY KEY, token varchar(36) NOT NULL)"
@@ -91,10 +117,11 @@ def create(apps, schema_editor):
         statements = [table, PG_FUNCTION, PG_NEW_TOKEN]
         for name, columns in TOPOLOGY_TABLES.items():
             statements += _postgresql(name, columns)
-    elif vendor == "sqlite":
-        statements = [table, SQLITE_NEW_TOKEN]
+    elif vendor in ("sqlite", "mysql"):
+        make = _sqlite if vendor == "sqlite" else _mysql
+        statements = [table, SQLITE_NEW_TOKEN if vendor == "sqlite" else MYSQL_NEW_TOKEN]
         for name, columns in TOPOLOGY_TABLES.items():
-            statements += _sqlite(name, columns)
+            statements += make(name, columns)
     else:
         raise RuntimeError(f"unsupported database: {vendor}")
     for statement in statements:
@@ -107,7 +134,7 @@ def drop(apps, schema_editor):
         schema_editor.execute("DROP TABLE topology_token")
         schema_editor.execute("DROP FUNCTION placement_topology_changed() CASCADE")
         return
-    for name in TOPOLOGY_TABLES:
+    for name in TOPOLOGY_TABLES:   # SQLite and MySQL: the same three triggers per table
         for event in ("insert", "delete", "update"):
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}_topology_{event}")
     schema_editor.execute("DROP TABLE topology_token")
@@ -120,5 +147,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(create, drop),
+        # not atomic by itself: MySQL runs DDL (CREATE TRIGGER) outside transactions
+        migrations.RunPython(create, drop, atomic=False),
     ]

@@ -14,7 +14,8 @@ TABLES = {"inventories": None}   # table -> columns (None: any update), as in 00
 
 def create(apps, schema_editor):
     vendor = schema_editor.connection.vendor
-    make = {"postgresql": topology_token._postgresql, "sqlite": topology_token._sqlite}
+    make = {"postgresql": topology_token._postgresql, "sqlite": topology_token._sqlite,
+            "mysql": topology_token._mysql}
     if vendor not in make:
         raise RuntimeError(f"unsupported database: {vendor}")
     for table, columns in TABLES.items():
@@ -29,7 +30,7 @@ def drop(apps, schema_editor):
             for suffix in ("", "_truncate"):
                 schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_topology{suffix}"
                                       f" ON {table}")
-        else:
+        else:   # SQLite and MySQL
             for event in ("insert", "delete", "update"):
                 schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_topology_{event}")
 
@@ -41,5 +42,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(create, drop),
+        # not atomic by itself: MySQL runs DDL (CREATE TRIGGER) outside transactions
+        migrations.RunPython(create, drop, atomic=False),
     ]

@@ -1,12 +1,15 @@
 """Writes to a provider's aggregate associations (aggregates.md)."""
 from django.db import IntegrityError, transaction
 
+from foundation import db_retry
+
 from providers import exceptions
 from providers.models import Aggregate, ProviderAggregate, ResourceProvider
 from providers.services import change_log
 from providers.services.providers import provider_bump_generation
 
 
+@db_retry.retrying
 def aggregates_replace(*, provider, aggregate_uuids, generation=None, bump_generation=True):
     """Replace the complete aggregate set of `provider`.
 

@@ -1,7 +1,10 @@
 """Shared by the resource class and trait services: rows known only by a unique name."""
 from django.db import IntegrityError, transaction
 
+from foundation import db_retry
 
+
+@db_retry.retrying
 def ensure_named(model, name, on_create=None):
     """(row, created): the `model` row called `name`, created unless it exists.
 

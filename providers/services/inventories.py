@@ -19,6 +19,8 @@ rules.CAPACITY_NON_NEGATIVE from 1.26, None for no check — the reshaper).
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from foundation import db_retry
+
 from providers import exceptions, rules
 from providers.models import Inventory, ResourceClass
 from providers.services import change_log
@@ -140,6 +142,7 @@ def _record_inventories(provider, old_generation, before, after):
                "inventories": {name: dict(record) for name, record in after.items()}})
 
 
+@db_retry.retrying
 def inventories_replace(*, provider, generation, inventories,
                         capacity_rule=rules.CAPACITY_NON_NEGATIVE):
     """PUT .../inventories: replace the whole inventory of `provider`.
@@ -161,6 +164,7 @@ def inventories_replace(*, provider, generation, inventories,
             f"No such resource class {exc.name}.")
 
 
+@db_retry.retrying
 def inventory_create(*, provider, resource_class, record,
                      capacity_rule=rules.CAPACITY_NON_NEGATIVE):
     """POST .../inventories: add one class (no generation check, Quirk).
@@ -193,6 +197,7 @@ def _validated_single(provider, wanted, capacity_rule, prefix):
     return records
 
 
+@db_retry.retrying
 def inventory_set(*, provider, resource_class, generation, record,
                   capacity_rule=rules.CAPACITY_NON_NEGATIVE):
     """PUT .../inventories/{rc}: replace one existing record (never creates).
@@ -218,6 +223,7 @@ def inventory_set(*, provider, resource_class, generation, record,
     return record
 
 
+@db_retry.retrying
 def inventory_delete(*, provider, resource_class):
     """DELETE .../inventories/{rc}: remove one record (no generation check).
 
@@ -250,6 +256,7 @@ def inventory_delete(*, provider, resource_class):
             after={"generation": provider.generation, "inventories": {}})
 
 
+@db_retry.retrying
 def inventories_delete(*, provider):
     """DELETE .../inventories (1.5+): remove every record, no generation check.
 

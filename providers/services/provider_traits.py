@@ -1,12 +1,15 @@
 """Writes to a provider's trait set (traits.md, provider traits)."""
 from django.db import IntegrityError, transaction
 
+from foundation import db_retry
+
 from providers import exceptions
 from providers.models import ProviderTrait, Trait
 from providers.services import change_log
 from providers.services.providers import provider_bump_generation
 
 
+@db_retry.retrying
 def provider_traits_replace(*, provider, trait_names, generation):
     """Replace the complete trait set of `provider`.
 
@@ -48,6 +51,7 @@ def provider_traits_replace(*, provider, trait_names, generation):
     return traits
 
 
+@db_retry.retrying
 def provider_traits_delete(*, provider):
     """Remove every trait of `provider` (no generation check).
 

@@ -8,10 +8,11 @@ Callers: the API views, the admin, management commands and the reshaper.
 """
 import uuid as uuidlib
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from foundation import db_retry
 from foundation import uuids
 from providers import exceptions
 from providers.models import ResourceProvider
@@ -51,6 +52,7 @@ def provider_bump_generation(provider, expected=None, detail=None):
     return provider.generation
 
 
+@db_retry.retrying
 def provider_create(*, name, uuid=None, parent_uuid=None):
     """Create a provider (a root, or a child of `parent_uuid`).
 
@@ -105,6 +107,7 @@ def _check_duplicates(uuid, name):
             f"Conflicting resource provider name: {name} already exists.")
 
 
+@db_retry.retrying
 def provider_update(*, uuid, name, parent_uuid=UNCHANGED, allow_reparent=True):
     """Rename a provider and/or change its parent.
 
@@ -187,6 +190,7 @@ def _change_parent(provider, parent_uuid, allow_reparent, prefix):
     provider.root_id = new_root
 
 
+@db_retry.retrying
 def provider_delete(*, uuid):
     """Delete a provider with its inventories, trait and aggregate associations.
 
@@ -197,7 +201,12 @@ def provider_delete(*, uuid):
     with transaction.atomic():
         lock_trees()
         # Row lock: allocation writers bump this row's generation, so they wait for us.
-        provider = (ResourceProvider.objects.select_for_update(of=("self",))
+        # OF: PostgreSQL refuses to lock the nullable side of the parent join; MariaDB
+        # has no OF, and locks the parent's row too (harmless: tree writers already
+        # take turns at the tree guard).
+        locking = ({"of": ("self",)} if connection.features.has_select_for_update_of
+                   else {})
+        provider = (ResourceProvider.objects.select_for_update(**locking)
                     .select_related("parent").filter(uuid=uuid).first())
         if provider is None:
             raise exceptions.ProviderNotFound(

@@ -2,6 +2,8 @@
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from foundation import db_retry
+
 from providers import exceptions, rules
 from providers.models import Inventory, ResourceClass
 from providers.services import change_log
@@ -9,6 +11,7 @@ from providers.services.catalogue import ensure_named
 from providers.standard import is_standard_resource_class
 
 
+@db_retry.retrying
 def resource_class_create(*, name):
     """Create a custom class. Raises InvalidCustomName, ResourceClassExists."""
     _check_custom_name(name)
@@ -41,6 +44,7 @@ def _record(name, action, before, after):
                              before=before, after=after)
 
 
+@db_retry.retrying
 def resource_class_rename(*, name, new_name):
     """Rename a custom class (microversions 1.2-1.6)."""
     _check_custom_name(new_name)
@@ -63,6 +67,7 @@ def resource_class_rename(*, name, new_name):
         return rc
 
 
+@db_retry.retrying
 def resource_class_delete(*, name):
     """Delete a custom class. Raises ResourceClassNotFound, CannotChangeStandard (a
     standard class), ResourceClassInUse (inventory or allocations of it exist)."""

@@ -1,6 +1,7 @@
 """Writes to the trait catalogue (provider trait sets live in services/provider_traits.py)."""
 from django.db import transaction
 
+from foundation import db_retry
 from providers import exceptions, rules
 from providers.models import ProviderTrait, Trait
 from providers.services import change_log
@@ -19,6 +20,7 @@ def trait_ensure(*, name):
         kind=change_log.TRAIT, entity=name, action="create", after={"name": name}))
 
 
+@db_retry.retrying
 def trait_delete(*, name):
     with transaction.atomic():
         trait = Trait.objects.select_for_update().filter(name=name).first()

@@ -1,30 +1,36 @@
-"""The provider-tree write lock.
+"""The provider-tree guard: a row every tree write updates first.
 
-django-mptt rewrites lft/rght/tree_id of many rows on every insert, move and
-delete, so two concurrent tree writes can corrupt the nested sets. Every
-service that creates, moves or deletes a provider calls lock_trees() inside
-its transaction first.
+django-mptt rewrites lft/rght/tree_id of many rows on every insert, move and delete, so
+two concurrent tree writes can corrupt the nested sets. Every service that creates,
+moves or deletes a provider calls lock_trees() inside its transaction first: it updates
+the one row of tree_guard (migration 0008). One design on every database:
 
-PostgreSQL: a transaction-scoped advisory lock (released at COMMIT/ROLLBACK),
-so tree writes from all gunicorn processes are serialised while readers are
-not blocked. SQLite: writers are already serialised (immediate transactions
-take the database write lock at BEGIN), so nothing is needed.
+* one server (PostgreSQL, MySQL, SQLite): the row lock is held to COMMIT, so tree
+  writers take turns there, in every process, while readers are not blocked (SQLite
+  serialises writers anyway);
+* Galera (and InnoDB Cluster): row locks are local to a node, but two tree writes on
+  different nodes both wrote this row, so certification refuses the later one at COMMIT
+  (error 1213), and foundation.db_retry starts it over, against the winner's trees.
+
+A lock the cluster does not share (PostgreSQL's advisory locks, MySQL's GET_LOCK) would
+let two nodes rewrite the same nested sets at once.
 """
 from django.db import DEFAULT_DB_ALIAS, connections
 
-# Arbitrary constant identifying "the provider forest" among advisory locks.
-TREE_LOCK_KEY = 0x706C6163  # "plac"
+GUARD_UPDATE = "UPDATE tree_guard SET writes = writes + 1 WHERE id = 1"
+GUARD_INSERT = "INSERT INTO tree_guard (id, writes) VALUES (1, 1)"
 
 
 def lock_trees(using=DEFAULT_DB_ALIAS):
-    """Block until this transaction holds the tree write lock.
+    """Block until this transaction holds the tree guard (or, on Galera, has written it).
 
-    Must be called inside transaction.atomic(); the lock lasts until the
-    outermost transaction ends.
+    Must be called inside transaction.atomic(); the guard is held until the outermost
+    transaction ends.
     """
     conn = connections[using]
     if not conn.in_atomic_block:
         raise RuntimeError("lock_trees() must be called inside a transaction")
-    if conn.vendor == "postgresql":
-        with conn.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TREE_LOCK_KEY])
+    with conn.cursor() as cursor:
+        cursor.execute(GUARD_UPDATE)
+        if cursor.rowcount == 0:   # the row is gone (a restore without it): put it back
+            cursor.execute(GUARD_INSERT)

@@ -71,7 +71,8 @@ def test_put_allocations_adds_one_insert_and_no_read(api, hosts):
     for captured, baseline in ((new, PUT_NEW_STATEMENTS), (existing, PUT_EXISTING_STATEMENTS),
                                (deleted, DELETE_STATEMENTS)):
         logged = change_log_statements(captured)
-        assert len(logged) == 1 and logged[0].startswith('INSERT INTO "change_records"'), logged
+        assert len(logged) == 1 and logged[0].startswith(
+            f"INSERT INTO {connection.ops.quote_name('change_records')}"), logged
         assert len(captured) == baseline + 1, [q["sql"][:90] for q in captured.captured_queries]
 
 

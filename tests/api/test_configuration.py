@@ -75,8 +75,12 @@ def test_environment_variables_win_over_the_file(tmp_path):
     ("[api]\nauth_strategy = ldap\n", "[api] auth_strategy: bad value in"),
     ("[oslo_policy]\nenforce_new_defaults = perhaps\n",
      "[oslo_policy] enforce_new_defaults: bad value in"),
-    ("[placement_database]\nconnection = mysql+pymysql://root@db/placement\n",
-     "`python manage.py import_placement_db URL`"),
+    ("[placement_database]\nconnection = mysql+pymysql://root@db/placement?pool=9\n",
+     "[placement_database] connection: unknown query parameter pool"),
+    ("[placement_database]\nconnection = mysql+mysqlconnector://root@db/placement\n",
+     "[placement_database] connection: unsupported MySQL driver 'mysqlconnector'"),
+    ("[placement_database]\nconnection = mysql+pymysql://root@db/\n",
+     "[placement_database] connection: no database name"),
     ("[placement_database]\nconnection = oracle://db/placement\n",
      "[placement_database] connection: unsupported database"),
     ("no section here\n", "Failed to parse"),
@@ -206,3 +210,25 @@ def test_pages_forbid_framing_and_foreign_scripts(api, path):
     policy = response["Content-Security-Policy"]
     assert "script-src 'self';" in policy and "frame-ancestors 'none'" in policy
     assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+
+
+@pytest.mark.parametrize("url", [
+    "mysql+pymysql://placement:s%40cret@controller/placement?charset=utf8",
+    "mysql://placement:s%40cret@controller:3307/placement",
+    "mysql+pymysql://placement:s%40cret@/placement?unix_socket=/run/mysqld/mysqld.sock"
+    "&charset=utf8&plugin=dbcounter",
+])
+def test_placement_mysql_connection_lines_are_accepted(tmp_path, url):
+    from foundation.mysql.url import database_entry
+
+    conf = config.load(write_conf(tmp_path, f"[placement_database]\nconnection = {url}\n"))
+    entry = database_entry(conf.placement_database.connection, 60)
+    assert (entry["ENGINE"], entry["NAME"], entry["USER"], entry["PASSWORD"]) == (
+        "foundation.mysql", "placement", "placement", "s@cret")
+    assert entry["OPTIONS"]["charset"] == "utf8mb4"   # whatever charset= said
+    assert "TRADITIONAL" in entry["OPTIONS"]["init_command"]
+    if "unix_socket" in url:
+        assert (entry["HOST"], entry["OPTIONS"]["unix_socket"]) == (
+            "", "/run/mysqld/mysqld.sock")
+    else:
+        assert entry["HOST"] == "controller" and "unix_socket" not in entry["OPTIONS"]

@@ -123,3 +123,4 @@ def test_the_replica_health_is_asked_at_most_once_a_second(replica):
         assert api.get("/resource_providers").status_code == 200
         assert sum(db_routing.HEALTH_SQL in q["sql"]
                    for q in standby.captured_queries) == probes + 1
+

@@ -17,9 +17,10 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import quote
+from urllib.parse import quote, urlparse
 
 import psycopg2
+import pymysql
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -63,8 +64,12 @@ def call(method, path, token="user", body=None, headers=None):
 @contextmanager
 def server_database(workdir):
     """The URL of a database of the suite's engine for a server: a SQLite file in
-    workdir, or a new PostgreSQL database on the suite's server, dropped afterwards."""
+    workdir, or a new PostgreSQL or MySQL database on the suite's server, dropped
+    afterwards."""
     suite = settings.DATABASES["default"]
+    if connection.vendor == "mysql":
+        yield from _mysql_server_database(suite)
+        return
     if connection.vendor != "postgresql":
         yield f"sqlite:///{workdir}/db.sqlite3"
         return
@@ -84,6 +89,25 @@ def server_database(workdir):
     finally:
         with admin.cursor() as cursor:
             cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.close()
+
+
+def _mysql_server_database(suite):
+    """A new database on the suite's MariaDB/MySQL server, as Placement's line names it."""
+    admin = pymysql.connect(host=suite["HOST"] or "127.0.0.1", port=int(suite["PORT"] or 3306),
+                            user=suite["USER"], password=suite["PASSWORD"], autocommit=True)
+    name = f"placement_live_t_{uuid.uuid4().hex[:10]}"
+    with admin.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {name}")
+    try:
+        credentials = quote(suite["USER"] or "", safe="")
+        if suite["PASSWORD"]:
+            credentials += ":" + quote(suite["PASSWORD"], safe="")
+        yield (f"mysql+pymysql://{credentials}@{suite['HOST'] or '127.0.0.1'}:"
+               f"{suite['PORT'] or 3306}/{name}?charset=utf8")
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name}")
         admin.close()
 
 
@@ -153,6 +177,14 @@ def test_the_server_writes_to_the_database_of_its_placement_conf(live):
     if live.database_url.startswith("sqlite:///"):
         connection = sqlite3.connect(live.database_url[len("sqlite:///"):])
         rows = connection.execute(sql).fetchall()
+    elif live.database_url.startswith("mysql"):   # the MariaDB pass
+        parts = urlparse(live.database_url)
+        connection = pymysql.connect(host=parts.hostname, port=parts.port or 3306,
+                                     user=parts.username, password=parts.password or "",
+                                     database=parts.path.lstrip("/"))
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            rows = cursor.fetchall()
     else:  # the PostgreSQL pass: the fixture's throw-away database
         connection = psycopg2.connect(live.database_url)
         with connection.cursor() as cursor:
@@ -161,7 +193,8 @@ def test_the_server_writes_to_the_database_of_its_placement_conf(live):
     connection.close()
     assert [uuid.UUID(str(row[0])) for row in rows] == [uuid.UUID(json.loads(body)["uuid"])]
     engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[1]
-    assert live.database_url.startswith({"sqlite3": "sqlite:", "postgresql": "postgresql:"}[
+    assert live.database_url.startswith({"sqlite3": "sqlite:", "postgresql": "postgresql:",
+                                          "mysql": "mysql"}[
         engine])
 
 
@@ -212,8 +245,8 @@ def test_a_policy_file_broken_later_keeps_the_last_good_rules(live):
 @pytest.mark.parametrize("text, message", [
     ("[placement]\nmax_allocation_candidates = lots\n",
      "[placement] max_allocation_candidates: bad value in"),
-    ("[placement_database]\nconnection = mysql+pymysql://root@127.0.0.1/placement\n",
-     "import_placement_db"),
+    ("[placement_database]\nconnection = mysql+pymysql://root@127.0.0.1/placement?x=1\n",
+     "unknown query parameter x"),
     ("[oslo_policy]\npolicy_file = /nonexistent/policy.yaml\n",
      "[oslo_policy] policy_file: no such file /nonexistent/policy.yaml"),
     ("[oslo_policy]\npolicy_file = broken.yaml\n", "unusable policy rules"),

@@ -40,7 +40,8 @@ def test_by_default_there_are_no_replicas_and_two_replica_routes():
 
 @pytest.mark.parametrize("environ, message", [
     ({"DATABASE_REPLICA_URLS": "postgresql://r1/p"},
-     "[placement_database] slave_connection: read replicas need a PostgreSQL connection"),
+     "[placement_database] slave_connection: read replicas need a PostgreSQL or MySQL "
+         "connection"),
     ({"DATABASE_URL": PRIMARY, "DATABASE_REPLICA_URLS": "sqlite:///copy.sqlite3"},
      "[placement_database] slave_connection: not a PostgreSQL URL: 'sqlite'"),
     ({"DATABASE_URL": PRIMARY, "DATABASE_REPLICA_MAX_LAG": "-1"},

@@ -143,8 +143,10 @@ def test_model_clean_reports_ranges_and_capacity(provider):
 def test_database_refuses_an_update_around_the_services(field, value):
     rp = provider_create(name="cn")
     services.inventories_replace(provider=rp, generation=0, inventories={"VCPU": {"total": 8}})
-    # PostgreSQL's 32-bit integer columns refuse MAX_INT + 1 before the constraint does.
-    refused = DataError if value == MAX_INT + 1 and "postgres" in connection.vendor else IntegrityError
+    # PostgreSQL's and MySQL's (strict) 32-bit integer columns refuse MAX_INT + 1 before
+    # the constraint does.
+    refused = (DataError if value == MAX_INT + 1 and connection.vendor in ("postgresql", "mysql")
+               else IntegrityError)
     with pytest.raises(refused):
         with transaction.atomic():
             Inventory.objects.filter(provider=rp).update(**{field: value})

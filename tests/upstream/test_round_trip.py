@@ -31,6 +31,9 @@ def wipe_our_data():
                       "inventories", "resource_provider_traits",
                       "resource_provider_aggregates", "placement_aggregates",
                       "resource_providers"):
+            if table == "resource_providers":
+                # MySQL checks the parent key row by row: children go first
+                cursor.execute("UPDATE resource_providers SET parent_id = NULL")
             cursor.execute(f"DELETE FROM {table}")
         for table in ("resource_classes", "traits"):
             cursor.execute(f"DELETE FROM {table} WHERE name LIKE 'CUSTOM%%'")

@@ -1,0 +1,71 @@
+"""Django's MySQL backend on PyMySQL, every table InnoDB, utf8mb4, binary collation.
+
+The driver: PyMySQL, pure Python, the one oslo.db's URLs (mysql+pymysql://) and every
+OpenStack deployment tool name, so an operator's `connection` line works unchanged and
+nothing needs a compiler or the client library's headers. Django speaks to it through
+PyMySQL's MySQLdb compatibility (install_as_MySQLdb), as to mysqlclient.
+
+Tables: ENGINE=InnoDB (row locks, transactions; Galera replicates only InnoDB),
+utf8mb4 (4-byte characters) and utf8mb4_bin, whatever the database's defaults: a
+deployment tool's `CREATE DATABASE placement` gets the server's defaults (often utf8 and
+a case-insensitive collation), under which "rp-A" and "rp-a" would be one name where
+PostgreSQL and SQLite see two, and the API would answer differently per database.
+"""
+import sys
+
+import pymysql
+from pymysql import connections, constants, converters, cursors, err, times
+from pymysql.constants import CLIENT, FIELD_TYPE
+
+pymysql.install_as_MySQLdb()
+# Django imports MySQLdb.constants, MySQLdb.converters ...: without these entries Python
+# would load PyMySQL's modules a second time under those names, and rebind pymysql.err to
+# the copy, whose exception classes are not the ones the driver raises (an `except
+# pymysql.err.Error` elsewhere, as in the importer, would then miss them).
+for _module in (connections, constants, converters, cursors, err, times, CLIENT, FIELD_TYPE):
+    sys.modules[_module.__name__.replace("pymysql", "MySQLdb", 1)] = _module
+
+from django.db.backends.mysql import base, operations, schema  # noqa: E402  (after the shim)
+
+TABLE_OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+
+
+class DatabaseSchemaEditor(schema.DatabaseSchemaEditor):
+    sql_create_table = schema.DatabaseSchemaEditor.sql_create_table + TABLE_OPTIONS
+
+
+def _decimal(text):
+    """A DECIMAL value: an int when it has no fraction. MySQL's SUM() of integer
+    columns is a DECIMAL (PostgreSQL's and SQLite's an integer), and usage must reach
+    the API and the UI as the integer it is; a DecimalField's converter takes an int."""
+    return int(text) if "." not in text else converters.Decimal(text)
+
+
+# Django's i-lookups on MySQL lean on a case-insensitive collation; under utf8mb4_bin
+# both sides are lowered, as PostgreSQL's backend does with UPPER().
+CASE_INSENSITIVE = ("iexact", "icontains", "istartswith", "iendswith")
+
+
+class DatabaseOperations(operations.DatabaseOperations):
+
+    def lookup_cast(self, lookup_type, internal_type=None):
+        if lookup_type in CASE_INSENSITIVE and internal_type != "JSONField":
+            return "LOWER(%s)"
+        return super().lookup_cast(lookup_type, internal_type)
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    SchemaEditorClass = DatabaseSchemaEditor
+    ops_class = DatabaseOperations
+    operators = {**base.DatabaseWrapper.operators,
+                 **{name: "LIKE LOWER(%s)" for name in CASE_INSENSITIVE}}
+    pattern_ops = {**base.DatabaseWrapper.pattern_ops,
+                   **{name: f"LIKE LOWER({pattern[len('LIKE '):]})"
+                      for name, pattern in base.DatabaseWrapper.pattern_ops.items()
+                      if name in CASE_INSENSITIVE}}
+
+    def get_connection_params(self):
+        params = super().get_connection_params()
+        params["conv"] = {**params["conv"], FIELD_TYPE.NEWDECIMAL: _decimal,
+                          FIELD_TYPE.DECIMAL: _decimal}
+        return params
