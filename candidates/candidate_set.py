@@ -142,6 +142,36 @@ def consolidated_misfit(amount, used, usable, max_unit):
     return None
 
 
+# --- same_subtree (§4.4), on MPTT positions (tree_id, lft, rght) ------------------------
+
+def is_ancestor_or_self(position, upper, lower):
+    """MPTT: `upper` is `lower` or one of its ancestors."""
+    tree_u, lft_u, rght_u = position[upper]
+    tree_l, lft_l, rght_l = position[lower]
+    return tree_u == tree_l and lft_u <= lft_l and rght_l <= rght_u
+
+
+def same_subtree_ok(providers, position):
+    """|X| = 1, or some provider of X is an ancestor-or-self of all of X."""
+    if len(providers) == 2:
+        a, b = providers
+        return (a == b or is_ancestor_or_self(position, a, b)
+                or is_ancestor_or_self(position, b, a))
+    distinct = set(providers)
+    if len(distinct) <= 1:
+        return True
+    return any(all(is_ancestor_or_self(position, top, other) for other in distinct)
+               for top in distinct)
+
+
+def in_one_subtree(position, a, b):
+    """Is one of providers a, b an ancestor-or-self of the other? (same_subtree for two)"""
+    tree_a, lft_a, rght_a = position[a]
+    tree_b, lft_b, rght_b = position[b]
+    return tree_a == tree_b and ((lft_a <= lft_b and rght_b <= rght_a)
+                                 or (lft_b <= lft_a and rght_a <= rght_b))
+
+
 def meets_every(clauses, held):
     """`held` shares at least one id with every clause (an any-of set of ids)."""
     return all(not clause.isdisjoint(held) for clause in clauses)

@@ -1,12 +1,14 @@
 """Combine the groups' partial candidates into candidates (allocation-candidates.md §4.4).
 
 Pure code. For every anchor that has partial candidates in every group, the
-Cartesian product of the groups' partials is walked lazily in a fixed
-order, and a combination is kept iff isolation holds (group_policy=isolate, or the
+combinations of the groups' partials are taken lazily in the order of their Cartesian
+product, and a combination is kept iff isolation holds (group_policy=isolate, or the
 `isolate` extension: the listed groups on distinct providers), every
-same_subtree constraint holds and the consolidated amounts still fit. The
-caller stops consuming the generator once it has enough candidates, so
-`limit` bounds the work.
+same_subtree constraint holds and the consolidated amounts still fit (judge_for). The
+answer's combinations are found by search.py, which skips every prefix of the product
+that cannot lead to a kept one; the explainer, told of every refused combination,
+walks the product itself. The caller stops consuming the generator once it has enough
+candidates, so `limit` bounds the work.
 
 A candidate is a hashable pair ``(allocations, mappings)``:
 ``allocations = ((rp, ((rc, amount), ...)), ...)`` sorted (as a Partial's), and
@@ -16,28 +18,10 @@ the same iff the pairs are equal (mappings included, Quirk Q3).
 from collections import deque
 from itertools import chain, product
 
-from candidates.candidate_set import by_provider, consolidated_misfit
+from candidates import search
+from candidates.candidate_set import (  # noqa: F401 (the tree predicates: combine's too)
+    by_provider, consolidated_misfit, in_one_subtree, is_ancestor_or_self, same_subtree_ok)
 from providers.rules import capacity
-
-
-def is_ancestor_or_self(position, upper, lower):
-    """MPTT: `upper` is `lower` or one of its ancestors."""
-    tree_u, lft_u, rght_u = position[upper]
-    tree_l, lft_l, rght_l = position[lower]
-    return tree_u == tree_l and lft_u <= lft_l and rght_l <= rght_u
-
-
-def same_subtree_ok(providers, position):
-    """|X| = 1, or some provider of X is an ancestor-or-self of all of X."""
-    if len(providers) == 2:
-        a, b = providers
-        return (a == b or is_ancestor_or_self(position, a, b)
-                or is_ancestor_or_self(position, b, a))
-    distinct = set(providers)
-    if len(distinct) <= 1:
-        return True
-    return any(all(is_ancestor_or_self(position, top, other) for other in distinct)
-               for top in distinct)
 
 
 def candidates(groups, partials, facts, isolate=(), same_subtree=(), drop_same_tree=False,
@@ -75,7 +59,6 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
     anchors = set(partials[0])
     for per_anchor in partials[1:]:
         anchors &= per_anchor.keys()
-    judge = judge_for(groups, facts, isolate, same_subtree, drop_same_tree)
     suffixes = [group.suffix for group in groups]
 
     if len(groups) == 1 and not drop_same_tree:
@@ -87,15 +70,28 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
                 yield partial.allocations, ((suffix, partial.providers),)
         return [(anchor, of_anchor(anchor)) for anchor in sorted(anchors)]
 
-    def of_anchor(anchor):
-        lists = [per_anchor[anchor] for per_anchor in partials]
-        for combo in product(*lists):
+    if rejected is None:
+        # the search skips prefixes that cannot lead to a kept combination
+        plan = search.Plan(groups, facts, isolate, same_subtree, drop_same_tree)
+
+        def build(chosen):
+            return consolidate(chosen), tuple(zip(suffixes, [p.providers for p in chosen]))
+
+        return [(anchor, search.kept(plan, [per_anchor[anchor] for per_anchor in partials],
+                                     build))
+                for anchor in sorted(anchors)]
+
+    # The explainer counts every refused combination and shows why: the whole product.
+    judge = judge_for(groups, facts, isolate, same_subtree, drop_same_tree)
+
+    def judged(anchor):
+        for combo in product(*[per_anchor[anchor] for per_anchor in partials]):
             allocations, problem = judge(combo)
             if problem is None:
                 yield allocations, tuple(zip(suffixes, [partial.providers for partial in combo]))
-            elif rejected is not None:
+            else:
                 rejected(anchor, combo, problem)
-    return [(anchor, of_anchor(anchor)) for anchor in sorted(anchors)]
+    return [(anchor, judged(anchor)) for anchor in sorted(anchors)]
 
 
 def _round_robin(streams):
@@ -161,10 +157,7 @@ def judge_for(groups, facts, isolate=(), same_subtree=(), drop_same_tree=False):
         allocations = [entry for partial in combo for entry in partial.allocations]
         if len(dict(allocations)) < len(allocations):
             # one provider serves several groups: sum per class, and the sums must fit
-            amounts = {}
-            for rp, per_class in allocations:
-                for rc, n in per_class:
-                    amounts[rp, rc] = amounts.get((rp, rc), 0) + n
+            amounts = _summed(allocations)
             problem = _consolidated_problem(amounts, inventory)
             if problem is not None:
                 return None, problem
@@ -177,12 +170,22 @@ def judge_for(groups, facts, isolate=(), same_subtree=(), drop_same_tree=False):
     return judge
 
 
-def in_one_subtree(position, a, b):
-    """Is one of providers a, b an ancestor-or-self of the other? (same_subtree for two)"""
-    tree_a, lft_a, rght_a = position[a]
-    tree_b, lft_b, rght_b = position[b]
-    return tree_a == tree_b and ((lft_a <= lft_b and rght_b <= rght_a)
-                                 or (lft_b <= lft_a and rght_a <= rght_b))
+def consolidate(combo):
+    """The allocations of a kept combination in canonical form (as judge() gives them):
+    summed per (provider, class) when one provider serves several groups."""
+    allocations = [entry for partial in combo for entry in partial.allocations]
+    if len(dict(allocations)) < len(allocations):
+        return by_provider((rp, rc, n) for (rp, rc), n in _summed(allocations).items())
+    return tuple(sorted(allocations))
+
+
+def _summed(allocations):
+    """{(rp, rc): amount summed over allocations' entries (rp, ((rc, n), ...))}."""
+    amounts = {}
+    for rp, per_class in allocations:
+        for rc, n in per_class:
+            amounts[rp, rc] = amounts.get((rp, rc), 0) + n
+    return amounts
 
 
 def _isolate_problem(picked, isolated):

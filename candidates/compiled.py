@@ -32,7 +32,7 @@ PROJECT_DIR = PACKAGE_DIR.parent
 BUILD_DIR = PACKAGE_DIR / "_compiled"
 # engine/__init__.py (orchestration, once per request) stays plain: a compiled package
 # __init__ would need a finder of its own for the package's path.
-MODULES = ("candidate_set", "combine", "present", "engine.steps", "engine.batches",
+MODULES = ("candidate_set", "combine", "search", "present", "engine.steps", "engine.batches",
            "engine.facts", "engine.summaries")
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 

@@ -1,0 +1,263 @@
+"""The combinations one anchor keeps (§4.4), found by a search whose work follows the answer.
+
+Pure code, used by combine.anchor_streams. The Cartesian product of the groups' partial
+candidates is walked depth first, group by group in request order and each group's
+partials in their order, so the kept combinations come out in exactly the product's
+order. A prefix (one partial for each of the first groups) is dropped as soon as no
+combination extending it can be kept:
+
+* two isolated groups on one provider;
+* a same_subtree constraint all of whose groups are chosen, and which fails;
+* one provider serving two groups while some summed amount no longer fits (sums only
+  grow, and a misfit amount only gets worse: candidate_set.consolidated_misfit);
+* below 1.29 (drop_same_tree), two providers of one tree in the allocations.
+
+A complete combination that passes these checks is exactly one judge_for() keeps; its
+allocations are built as judge_for() builds them (combine.consolidate).
+
+Symmetry: when whole subtrees of the search come up empty (the request cannot be met
+once some devices are taken), each empty prefix is remembered by what matters for the
+groups still to place, with interchangeable providers (the same partials up to their
+own id, inventory, root and place in the tree: devices of one class, size, traits and
+parent) counted as one: the search then learns once per class and count that, say, a
+ninth device cannot be found, instead of once per arrangement of eight. Every distinct
+mappings is still returned (Quirk Q3): only prefixes that lead to nothing are skipped.
+"""
+from candidates.candidate_set import consolidated_misfit, is_ancestor_or_self, same_subtree_ok
+from providers.rules import capacity
+
+# Empty subtrees the search meets before it starts remembering them: a request that has
+# candidates rarely meets any past the checks above, and pays nothing for the memory.
+DEAD_ENDS_BEFORE_MEMORY = 32
+
+
+class Plan:
+    """What the search checks for one request: groups (candidate_set.Group) in request
+    order, facts (candidate_set.Facts), isolate / same_subtree / drop_same_tree as
+    combine.candidates takes them."""
+
+    def __init__(self, groups, facts, isolate, same_subtree, drop_same_tree):
+        suffixes = [group.suffix for group in groups]
+        self.size = len(groups)
+        self.isolated = [suffix in isolate for suffix in suffixes]
+        # each same_subtree constraint is judged once its last group is chosen
+        self.completed_at = [[] for _ in groups]
+        self.pending = [[] for _ in groups]   # (constraint, member) chosen, not yet judged
+        for k, constraint in enumerate(same_subtree):
+            members = [suffixes.index(s) for s in constraint]
+            last = max(members)
+            self.completed_at[last].append(members)
+            for depth in range(self.size):
+                self.pending[depth] += [(k, i) for i in members if i < depth <= last]
+        self.suffixes = suffixes
+        self.facts = facts
+        self.drop_same_tree = drop_same_tree
+        self.limits = {}   # (rp, rc) -> (used, usable, max_unit)
+        # one group never sums amounts (and facts then hold no inventory)
+        self.sums_checked = len(groups) > 1
+
+    def misfits(self, key, amount):
+        """candidate_set.consolidated_misfit of `amount` summed on (rp, rc) `key`."""
+        found = self.limits.get(key)
+        if found is None:
+            used, total, reserved, ratio, max_unit = self.facts.inventory[key]
+            found = self.limits[key] = (used, capacity(total, reserved, ratio), max_unit)
+        return consolidated_misfit(amount, found[0], found[1], found[2]) is not None
+
+
+class _State:
+    """The checks' running totals for the prefix chosen so far; push() and pop() keep
+    them, and push() says whether the prefix may still lead to a kept combination."""
+
+    def __init__(self, plan, chosen):
+        self.plan = plan
+        self.chosen = chosen
+        self.sums = {}        # (rp, rc) -> summed amount
+        self.bad = set()      # (rp, rc) whose sum no longer fits
+        self.serving = {}     # rp -> partials allocating from it
+        self.repeats = 0      # partials allocating from a provider already serving one
+        self.taken = {}       # rp -> isolated groups on it
+        self.clashes = 0      # isolated groups on a provider already taken
+        self.tree_members = {}   # root -> {rp: partials allocating from it}
+        self.crowded = 0      # trees with two providers in the allocations
+
+    def push(self, depth, partial):
+        plan, sums, serving = self.plan, self.sums, self.serving
+        for rp, per_class in partial.allocations:
+            count = serving.get(rp, 0)
+            serving[rp] = count + 1
+            if count:
+                self.repeats += 1
+            elif plan.drop_same_tree:
+                self._join_tree(rp)
+            for rc, n in per_class:
+                key = (rp, rc)
+                total = sums.get(key, 0) + n
+                sums[key] = total
+                if plan.sums_checked and key not in self.bad and plan.misfits(key, total):
+                    self.bad.add(key)
+        if plan.isolated[depth]:
+            rp = partial.providers[0]
+            count = self.taken.get(rp, 0)
+            self.taken[rp] = count + 1
+            if count:
+                self.clashes += 1
+        if self.clashes or self.crowded or (self.repeats and self.bad):
+            return False
+        chosen = self.chosen
+        for members in plan.completed_at[depth]:
+            if not same_subtree_ok([chosen[i].providers[0] for i in members],
+                                   plan.facts.position):
+                return False
+        return True
+
+    def pop(self, depth, partial):
+        plan, sums, serving, bad = self.plan, self.sums, self.serving, self.bad
+        if plan.isolated[depth]:
+            rp = partial.providers[0]
+            count = self.taken[rp] - 1
+            if count:
+                self.taken[rp] = count
+                self.clashes -= 1
+            else:
+                del self.taken[rp]
+        for rp, per_class in partial.allocations:
+            for rc, n in per_class:
+                key = (rp, rc)
+                total = sums[key] - n
+                if total:
+                    sums[key] = total
+                    if key in bad and not plan.misfits(key, total):
+                        bad.discard(key)
+                else:   # amounts are >= 1: no partial left allocates it
+                    del sums[key]
+                    bad.discard(key)
+            count = serving[rp] - 1
+            if count:
+                serving[rp] = count
+                self.repeats -= 1
+            else:
+                del serving[rp]
+                if plan.drop_same_tree:
+                    self._leave_tree(rp)
+
+    def _join_tree(self, rp):
+        members = self.tree_members.setdefault(self.plan.facts.root[rp], set())
+        members.add(rp)
+        if len(members) == 2:
+            self.crowded += 1
+
+    def _leave_tree(self, rp):
+        root = self.plan.facts.root[rp]
+        members = self.tree_members[root]
+        if len(members) == 2:
+            self.crowded -= 1
+        members.discard(rp)
+        if not members:
+            del self.tree_members[root]
+
+    def key(self, depth, kinds):
+        """What the groups from `depth` on depend on, providers named by their kind
+        (interchangeable providers share one): the checks' totals per provider, the
+        same_subtree groups chosen but not yet judged, and whether a provider already
+        serves two groups and some sum already misfits."""
+        sums, per_rp = self.sums, {}
+        for (rp, rc), total in sums.items():
+            per_rp.setdefault(rp, []).append((rc, total))
+        roles = {}
+        for k, i in self.plan.pending[depth]:
+            roles.setdefault(self.chosen[i].providers[0], []).append((k, i))
+        touched = set(per_rp) | set(self.taken) | set(roles)
+        return (depth, self.repeats > 0, bool(self.bad), tuple(sorted(
+            (kinds[rp], tuple(sorted(per_rp.get(rp, ()))), self.serving.get(rp, 0),
+             self.taken.get(rp, 0), tuple(roles.get(rp, ())))
+            for rp in touched)))
+
+
+def kept(plan, lists, build):
+    """Yield build(chosen) for every combination (one partial of each of `lists`, one
+    list per group) that judge_for() keeps, in the order of itertools.product(*lists).
+    `chosen` is a list reused between calls: build must copy what it keeps."""
+    size = plan.size
+    chosen = [None] * size
+    state = _State(plan, chosen)
+    at = [0] * size               # next partial to try, per depth
+    yielded_at = [0] * size       # candidates yielded when the prefix was entered
+    yielded = dead_ends = 0
+    memory, kinds = None, None    # empty prefixes, by State.key; provider -> kind
+    depth = 0
+    while True:
+        if at[depth] == len(lists[depth]):
+            # every partial tried at this depth: back to the prefix above
+            if depth == 0:
+                return
+            depth -= 1
+            if yielded == yielded_at[depth + 1]:
+                dead_ends += 1
+                if memory is None and dead_ends > DEAD_ENDS_BEFORE_MEMORY:
+                    memory, kinds = set(), provider_kinds(plan, lists)
+                if memory is not None:
+                    memory.add(state.key(depth + 1, kinds))
+            state.pop(depth, chosen[depth])
+            at[depth] += 1
+            continue
+        partial = lists[depth][at[depth]]
+        chosen[depth] = partial
+        if not state.push(depth, partial):
+            state.pop(depth, partial)
+            at[depth] += 1
+            continue
+        if depth == size - 1:
+            yield build(chosen)
+            yielded += 1
+            state.pop(depth, partial)
+            at[depth] += 1
+            continue
+        if memory and state.key(depth + 1, kinds) in memory:
+            state.pop(depth, partial)
+            at[depth] += 1
+            continue
+        depth += 1
+        at[depth] = 0
+        yielded_at[depth] = yielded
+
+
+def provider_kinds(plan, lists):
+    """rp -> its kind: providers of one kind are interchangeable in this anchor's search
+    (swapping two maps every group's partials onto themselves and keeps every check's
+    answer): the same partials up to their own id, the same inventory of the classes
+    asked, the same root, and, with same_subtree, the same ancestors and descendants
+    among the providers here."""
+    facts = plan.facts
+    seen = {}   # rp -> [its partials with itself left out, per group]
+    for index, partials in enumerate(lists):
+        for partial in partials:
+            for rp in partial.providers + tuple(rp for rp, _ in partial.allocations):
+                seen.setdefault(rp, set()).add((index, _without(partial, rp)))
+    with_positions = any(plan.completed_at)
+    providers = sorted(seen)
+    kinds, names = {}, {}
+    for rp in providers:
+        inventory = tuple(sorted(
+            (rc, facts.inventory.get((rp, rc))) for _, part in seen[rp]
+            for owner, per_class in part[0] if owner is None for rc, _ in per_class))
+        signature = (frozenset(seen[rp]), inventory, facts.root[rp])
+        if with_positions:
+            signature += (_relatives(facts.position, rp, providers),)
+        kinds[rp] = names.setdefault(signature, len(names))
+    return kinds
+
+
+def _without(partial, rp):
+    """The partial as sets, `rp` written None: equal for two providers iff each one's
+    partial is the other's with the two swapped (neither appears in both)."""
+    return (frozenset((None if owner == rp else owner, per_class)
+                      for owner, per_class in partial.allocations),
+            frozenset(None if owner == rp else owner for owner in partial.providers))
+
+
+def _relatives(position, rp, providers):
+    """(ancestors, descendants) of rp among `providers`."""
+    above = frozenset(p for p in providers if p != rp and is_ancestor_or_self(position, p, rp))
+    below = frozenset(p for p in providers if p != rp and is_ancestor_or_self(position, rp, p))
+    return above, below
