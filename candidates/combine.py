@@ -74,11 +74,8 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
         # the search skips prefixes that cannot lead to a kept combination
         plan = search.Plan(groups, facts, isolate, same_subtree, drop_same_tree)
 
-        def build(chosen):
-            return consolidate(chosen), tuple(zip(suffixes, [p.providers for p in chosen]))
-
-        return [(anchor, search.kept(plan, [per_anchor[anchor] for per_anchor in partials],
-                                     build))
+        return [(anchor, _kept(plan, [per_anchor[anchor] for per_anchor in partials],
+                               suffixes))
                 for anchor in sorted(anchors)]
 
     # The explainer counts every refused combination and shows why: the whole product.
@@ -92,6 +89,19 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
             else:
                 rejected(anchor, combo, problem)
     return [(anchor, judged(anchor)) for anchor in sorted(anchors)]
+
+
+def _kept(plan, lists, suffixes):
+    """search.kept's combinations of one anchor as candidates. Each (suffix, providers)
+    pair of the mappings is made once per partial and shared by the candidates using it
+    (a large answer holds tens of thousands of candidates at once)."""
+    pairs = [[(suffix, partial.providers) for partial in partials]
+             for suffix, partials in zip(suffixes, lists)]
+    indexes = range(len(lists))
+
+    def build(chosen, at):
+        return consolidate(chosen), tuple([pairs[i][at[i]] for i in indexes])
+    return search.kept(plan, lists, build)
 
 
 def _round_robin(streams):

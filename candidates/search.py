@@ -52,17 +52,25 @@ class Plan:
         self.suffixes = suffixes
         self.facts = facts
         self.drop_same_tree = drop_same_tree
-        self.limits = {}   # (rp, rc) -> (used, usable, max_unit)
-        # one group never sums amounts (and facts then hold no inventory)
-        self.sums_checked = len(groups) > 1
+        self.first_misfit = {}   # (rp, rc) -> the smallest sum found not to fit
+        self.last_fit = {}       # (rp, rc) -> the largest sum found to fit
 
     def misfits(self, key, amount):
-        """candidate_set.consolidated_misfit of `amount` summed on (rp, rc) `key`."""
-        found = self.limits.get(key)
-        if found is None:
-            used, total, reserved, ratio, max_unit = self.facts.inventory[key]
-            found = self.limits[key] = (used, capacity(total, reserved, ratio), max_unit)
-        return consolidated_misfit(amount, found[0], found[1], found[2]) is not None
+        """candidate_set.consolidated_misfit of `amount` summed on (rp, rc) `key`. Asked
+        of each provider once or twice: a misfit only grows with the amount, so the
+        smallest amount found too much (first_misfit) and the largest found to fit
+        answer the rest."""
+        if amount >= self.first_misfit.get(key, amount + 1):
+            return True
+        if amount <= self.last_fit.get(key, 0):
+            return False
+        used, total, reserved, ratio, max_unit = self.facts.inventory[key]
+        if consolidated_misfit(amount, used, capacity(total, reserved, ratio),
+                               max_unit) is None:
+            self.last_fit[key] = amount
+            return False
+        self.first_misfit[key] = amount
+        return True
 
 
 class _State:
@@ -73,16 +81,37 @@ class _State:
         self.plan = plan
         self.chosen = chosen
         self.sums = {}        # (rp, rc) -> summed amount
-        self.bad = set()      # (rp, rc) whose sum no longer fits
+        self.bad = set()      # (rp, rc) whose sum no longer fits, while repeats
         self.serving = {}     # rp -> partials allocating from it
         self.repeats = 0      # partials allocating from a provider already serving one
         self.taken = {}       # rp -> isolated groups on it
         self.clashes = 0      # isolated groups on a provider already taken
-        self.tree_members = {}   # root -> {rp: partials allocating from it}
+        self.tree_members = {}   # root -> its providers in the allocations
         self.crowded = 0      # trees with two providers in the allocations
 
+    def refuses(self, depth, partial):
+        """A refusal found without changing the totals (most refusals of a wide device
+        request: a device already taken): an isolated group on a taken provider, or an
+        amount that no longer fits a provider already serving a group."""
+        plan = self.plan
+        if plan.isolated[depth] and partial.providers[0] in self.taken:
+            return True
+        serving, sums, first_misfit = self.serving, self.sums, plan.first_misfit
+        for rp, per_class in partial.allocations:
+            if rp in serving:
+                for rc, n in per_class:
+                    key = (rp, rc)
+                    total = sums.get(key, 0) + n
+                    # a device already full: known without a call
+                    if total >= first_misfit.get(key, total + 1) or plan.misfits(key, total):
+                        return True
+        return False
+
     def push(self, depth, partial):
-        plan, sums, serving = self.plan, self.sums, self.serving
+        """Add the partial of group `depth`; False if no kept combination extends the
+        prefix now (pop() it all the same)."""
+        plan, sums, serving, bad = self.plan, self.sums, self.serving, self.bad
+        repeated = self.repeats
         for rp, per_class in partial.allocations:
             count = serving.get(rp, 0)
             serving[rp] = count + 1
@@ -94,15 +123,18 @@ class _State:
                 key = (rp, rc)
                 total = sums.get(key, 0) + n
                 sums[key] = total
-                if plan.sums_checked and key not in self.bad and plan.misfits(key, total):
-                    self.bad.add(key)
+                # the sums count once a provider serves two groups: bad is kept from then
+                if repeated and key not in bad and plan.misfits(key, total):
+                    bad.add(key)
+        if self.repeats and not repeated:
+            bad.update(key for key, total in sums.items() if plan.misfits(key, total))
         if plan.isolated[depth]:
             rp = partial.providers[0]
             count = self.taken.get(rp, 0)
             self.taken[rp] = count + 1
             if count:
                 self.clashes += 1
-        if self.clashes or self.crowded or (self.repeats and self.bad):
+        if self.clashes or self.crowded or bad:
             return False
         chosen = self.chosen
         for members in plan.completed_at[depth]:
@@ -140,6 +172,8 @@ class _State:
                 del serving[rp]
                 if plan.drop_same_tree:
                     self._leave_tree(rp)
+        if not self.repeats:
+            bad.clear()
 
     def _join_tree(self, rp):
         members = self.tree_members.setdefault(self.plan.facts.root[rp], set())
@@ -175,9 +209,10 @@ class _State:
 
 
 def kept(plan, lists, build):
-    """Yield build(chosen) for every combination (one partial of each of `lists`, one
-    list per group) that judge_for() keeps, in the order of itertools.product(*lists).
-    `chosen` is a list reused between calls: build must copy what it keeps."""
+    """Yield build(chosen, at) for every combination (one partial of each of `lists`, one
+    list per group) that judge_for() keeps, in the order of itertools.product(*lists):
+    chosen[i] is lists[i][at[i]]. Both lists are reused between calls: build must copy
+    what it keeps."""
     size = plan.size
     chosen = [None] * size
     state = _State(plan, chosen)
@@ -203,12 +238,15 @@ def kept(plan, lists, build):
             continue
         partial = lists[depth][at[depth]]
         chosen[depth] = partial
+        if state.refuses(depth, partial):
+            at[depth] += 1
+            continue
         if not state.push(depth, partial):
             state.pop(depth, partial)
             at[depth] += 1
             continue
         if depth == size - 1:
-            yield build(chosen)
+            yield build(chosen, at)
             yielded += 1
             state.pop(depth, partial)
             at[depth] += 1

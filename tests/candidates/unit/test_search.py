@@ -196,7 +196,7 @@ def test_pci_prefixes_that_overfill_a_device_are_never_extended():
     plan = search.Plan(groups, facts, (), (), False)
     lists = [per_anchor[1] for per_anchor in partials]
     counting = [_Counted(items, pushes) for items in lists]
-    first = next(search.kept(plan, counting, lambda chosen: list(chosen)))
+    first = next(search.kept(plan, counting, lambda chosen, at: list(chosen)))
     assert [p.providers for p in first] == [(rp,) for rp in range(2, 10)]
     # the plain walk refuses about 340,000 combinations first; the search looks at the
     # partials of the first device and one more per group after it
