@@ -1,7 +1,8 @@
 """Render an engine Result as the JSON body of GET /allocation_candidates, per version.
 
 render() gives the document as dicts and lists (the operator UI shows it); render_json()
-gives the response body, built and encoded a slice of allocation requests at a time.
+gives the response body, built and encoded a slice of allocation requests at a time, and
+render_body() the same bytes sent as they are encoded when the answer is very large.
 The ResponseView flags (request.py) say what each microversion shows:
 list-form allocation requests below 1.12, `mappings` from 1.34, summary
 `traits` from 1.17, every class from 1.27 (the engine already chose which
@@ -35,14 +36,48 @@ def render_json(result, view, encode):
     The allocation requests, most of a large answer, are built and encoded a slice at a
     time, so that only one slice's dicts exist at once: the peak memory of a large answer
     is then that of one slice, not of every request at once."""
+    return b"".join(json_pieces(result, view, encode))
+
+
+# A body up to this size is built whole; a larger one is sent as it is encoded
+# (render_body), so that the bytes of an 80,000-candidate answer (about 100 MB) are
+# never all in memory, let alone twice (the pieces and their join).
+WHOLE_BODY_BYTES = 32 * 1024 * 1024
+
+
+def render_body(result, view, encode):
+    """render_json()'s body as (body, None), or, past WHOLE_BODY_BYTES, as (None,
+    (length, pieces)): its length in bytes, counted by encoding it once, and an iterator
+    of its pieces, encoded again as they are sent. The bytes are the same either way, and
+    both are sent with their length."""
+    pieces = json_pieces(result, view, encode)
+    head, size = [], 0
+    for piece in pieces:
+        head.append(piece)
+        size += len(piece)
+        if size > WHOLE_BODY_BYTES:
+            break
+    else:
+        return b"".join(head), None
+    del head
+    size += sum(len(piece) for piece in pieces)
+    return None, (size, json_pieces(result, view, encode))
+
+
+def json_pieces(result, view, encode):
+    """render_json()'s body in pieces (bytes-like), one slice of allocation requests at
+    a time."""
     requests = _allocation_requests(result, view)
-    pieces = [b'{"allocation_requests":[']
+    yield b'{"allocation_requests":['
+    first = True
     while requests_slice := list(islice(requests, REQUESTS_PER_SLICE)):
-        if len(pieces) > 1:
-            pieces.append(b",")
-        pieces.append(memoryview(encode(requests_slice))[1:-1])   # the items, without [ ]
-    pieces += [b'],"provider_summaries":', encode(_provider_summaries(result, view)), b"}"]
-    return b"".join(pieces)
+        if not first:
+            yield b","
+        first = False
+        yield memoryview(encode(requests_slice))[1:-1]   # the items, without [ ]
+    yield b'],"provider_summaries":'
+    yield encode(_provider_summaries(result, view))
+    yield b"}"
 
 
 def _allocation_requests(result, view):

@@ -1,7 +1,7 @@
 """GET /allocation_candidates: parse -> engine -> present (allocation-candidates.md)."""
 import time
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
 from candidates import engine, present
 from candidates.options import engine_options, extensions
@@ -33,9 +33,15 @@ class AllocationCandidateViewSet(PlacementViewSet):
             )
             # Encoded straight into an HttpResponse: these bodies can be large and
             # DRF's content negotiation adds nothing here.
-            body = present.render_json(result, view, FastJSONRenderer().render)
+            body, streamed = present.render_body(result, view, FastJSONRenderer().render)
             metrics.observe_candidates(time.perf_counter() - started, len(result.candidates))
             # freed before the collector is back on, so its first pass finds little
             del result
-        response = HttpResponse(body, content_type="application/json")
+        if streamed is None:
+            response = HttpResponse(body, content_type="application/json")
+        else:
+            # a very large answer, encoded again as it is sent, with its length
+            length, pieces = streamed
+            response = StreamingHttpResponse(pieces, content_type="application/json")
+            response["Content-Length"] = str(length)
         return self.cache_headers(request, response)

@@ -117,3 +117,18 @@ def test_a_rendered_answer_is_freed_by_reference_counting(cloud, version):
         assert answer() is None
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("version", ["1.10", "1.39"])
+def test_a_very_large_body_is_sent_as_it_is_encoded_with_its_length(cloud, make_api,
+                                                                     monkeypatch, version):
+    query = "resources=VCPU:1,MEMORY_MB:512"
+    whole = _body(make_api, version, query, 2, monkeypatch)
+    monkeypatch.setattr(present, "WHOLE_BODY_BYTES", 100)   # this answer is "very large"
+    response = make_api(version=version).get("/allocation_candidates?" + query)
+    assert response.status_code == 200
+    assert response.streaming
+    body = response.getvalue()
+    assert body == whole
+    assert response["Content-Length"] == str(len(whole))
+    assert response["Content-Type"] == "application/json"
