@@ -6,8 +6,8 @@ product, and a combination is kept iff isolation holds (group_policy=isolate, or
 `isolate` extension: the listed groups on distinct providers), every
 same_subtree constraint holds and the consolidated amounts still fit (judge_for). The
 answer's combinations are found by search.py, which skips every prefix of the product
-that cannot lead to a kept one; the explainer, told of every refused combination,
-walks the product itself. The caller stops consuming the generator once it has enough
+that cannot lead to a kept one; for an anchor without any, the explainer is told of
+every refused combination, walking the product itself. The caller stops consuming the generator once it has enough
 candidates, so `limit` bounds the work.
 
 A candidate is a hashable pair ``(allocations, mappings)``:
@@ -53,8 +53,10 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
     """[(anchor, iterator of its candidates)] in ascending anchor order, for every anchor
     with partial candidates in every group (arguments as for candidates()).
 
-    rejected: None, or a callable(anchor, combination, problem) told about every
-    combination judge() refuses while the iterators run (the explainer's view).
+    rejected: None, or a callable(anchor, combination, problem) told, once an anchor's
+    iterator has run out without a candidate, about each of its combinations and why
+    judge() refuses it, in the product's order (the explainer's "why not?"; an anchor
+    with candidates has nothing to explain).
     """
     anchors = set(partials[0])
     for per_anchor in partials[1:]:
@@ -70,25 +72,25 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
                 yield partial.allocations, ((suffix, partial.providers),)
         return [(anchor, of_anchor(anchor)) for anchor in sorted(anchors)]
 
+    # the search skips prefixes that cannot lead to a kept combination
+    plan = search.Plan(groups, facts, isolate, same_subtree, drop_same_tree)
     if rejected is None:
-        # the search skips prefixes that cannot lead to a kept combination
-        plan = search.Plan(groups, facts, isolate, same_subtree, drop_same_tree)
-
         return [(anchor, _kept(plan, [per_anchor[anchor] for per_anchor in partials],
                                suffixes))
                 for anchor in sorted(anchors)]
-
-    # The explainer counts every refused combination and shows why: the whole product.
     judge = judge_for(groups, facts, isolate, same_subtree, drop_same_tree)
 
-    def judged(anchor):
-        for combo in product(*[per_anchor[anchor] for per_anchor in partials]):
-            allocations, problem = judge(combo)
-            if problem is None:
-                yield allocations, tuple(zip(suffixes, [partial.providers for partial in combo]))
-            else:
-                rejected(anchor, combo, problem)
-    return [(anchor, judged(anchor)) for anchor in sorted(anchors)]
+    def explained(anchor):
+        lists = [per_anchor[anchor] for per_anchor in partials]
+        kept = False
+        for candidate in _kept(plan, lists, suffixes):
+            kept = True
+            yield candidate
+        if not kept:
+            # the explainer shows why an anchor has no candidate: every combination refused
+            for combo in product(*lists):
+                rejected(anchor, combo, judge(combo)[1])
+    return [(anchor, explained(anchor)) for anchor in sorted(anchors)]
 
 
 def _kept(plan, lists, suffixes):
