@@ -1,4 +1,4 @@
-"""python -m bench <candidates|ui|replicas|placement_db|placement_import> [options]
+"""python -m bench <candidates|devices|ui|replicas|placement_db|placement_import> [options]
 
 Sets Django up with placement_site.settings (DATABASE_URL and the rest as the service
 reads them), then runs the named benchmark (see its module's docstring, or --help).
@@ -10,7 +10,7 @@ import sys
 
 from bench import BenchError
 
-BENCHMARKS = ("candidates", "ui", "replicas", "placement_db", "placement_import")
+BENCHMARKS = ("candidates", "devices", "ui", "replicas", "placement_db", "placement_import")
 
 
 def parser():

@@ -205,9 +205,10 @@ def _in_process():
 
     def send(query, decode=True):
         response = client.get("/allocation_candidates?" + query, **extra)
+        content = response.getvalue()   # a very large answer is encoded as it is read
         if not decode:
             return response.status_code, None
-        body = json.loads(response.content)
+        body = json.loads(content)
         return response.status_code, len(body.get("allocation_requests", []))
 
     return send

@@ -11,7 +11,9 @@ Shapes:
 
 * `flat(n)` / `nested(n)`: the perf kit's (../shared/perf/load.py) flat compute nodes and
   trees of 7, queried by QUERIES;
-* `operator_cloud(n)`: a mixed cloud for the operator UI's pages (bench/ui.py).
+* `operator_cloud(n)`: a mixed cloud for the operator UI's pages (bench/ui.py);
+* `pci(hosts, devices)`, `vgpu(hosts)`, `sriov(hosts)`: wide, symmetric device trees
+  (bench/devices.py).
 """
 import uuid as uuidlib
 from dataclasses import dataclass, field
@@ -214,6 +216,39 @@ def operator_cloud(providers, consumers=None):
     cloud.big_root, cloud.compute_root, cloud.consumer_key = "big-0", "cn0000", "vm-0-0"
     cloud.sharing_root = disks[0].name
     return cloud
+
+
+PCI_CLASS = "CUSTOM_PCI_10DE_20B5"
+PCI_TRAITS = ["CUSTOM_GPU_A", "CUSTOM_GPU_B"]
+
+
+def pci(hosts, devices):
+    """`hosts` compute nodes (VCPU 64, MEMORY_MB 262144), each with `devices` PCI devices as
+    nova reports them: one child provider per device, capacity 1 of PCI_CLASS, the even
+    devices with PCI_TRAITS[0], the odd ones with PCI_TRAITS[1]."""
+    return Cloud([Node(inventory={"VCPU": 64, "MEMORY_MB": 262144},
+                       children=[Node(inventory={PCI_CLASS: 1}, traits=[PCI_TRAITS[i % 2]])
+                                 for i in range(devices)])
+                  for _ in range(hosts)])
+
+
+def vgpu(hosts):
+    """`hosts` compute nodes, each with 4 physical GPUs of VGPU 16 (max_unit 16)."""
+    return Cloud([Node(inventory={"VCPU": 64, "MEMORY_MB": 262144},
+                       children=[Node(inventory={"VGPU": {"total": 16, "max_unit": 16}},
+                                      traits=["CUSTOM_PGPU"]) for _ in range(4)])
+                  for _ in range(hosts)])
+
+
+def sriov(hosts):
+    """`hosts` compute nodes -> 2 NUMA nodes (VCPU 32, MEMORY_MB 131072) -> 4 physical
+    functions each (SRIOV_NET_VF 8, on physnet A)."""
+    def numa():
+        return Node(inventory={"VCPU": 32, "MEMORY_MB": 131072}, traits=["HW_NUMA_ROOT"],
+                    children=[Node(inventory={"SRIOV_NET_VF": 8},
+                                   traits=["CUSTOM_PHYSNET_A"]) for _ in range(4)])
+    return Cloud([Node(inventory={"DISK_GB": 1000}, children=[numa(), numa()])
+                  for _ in range(hosts)])
 
 
 def walk(node):
