@@ -7,7 +7,9 @@ order. A prefix (one partial for each of the first groups) is dropped as soon as
 combination extending it can be kept:
 
 * two isolated groups on one provider;
-* a same_subtree constraint all of whose groups are chosen, and which fails;
+* a same_subtree constraint all of whose groups are chosen, and which fails, or which
+  can no longer hold: none of the providers chosen for it so far, nor any its other
+  groups may take, is above all of those chosen;
 * one provider serving two groups while some summed amount no longer fits (sums only
   grow, and a misfit amount only gets worse: candidate_set.consolidated_misfit);
 * below 1.29 (drop_same_tree), two providers of one tree in the allocations.
@@ -23,6 +25,8 @@ parent) counted as one: the search then learns once per class and count that, sa
 ninth device cannot be found, instead of once per arrangement of eight. Every distinct
 mappings is still returned (Quirk Q3): only prefixes that lead to nothing are skipped.
 """
+from itertools import chain
+
 from candidates.candidate_set import consolidated_misfit, is_ancestor_or_self, same_subtree_ok
 from providers.rules import capacity
 
@@ -43,10 +47,15 @@ class Plan:
         # each same_subtree constraint is judged once its last group is chosen
         self.completed_at = [[] for _ in groups]
         self.pending = [[] for _ in groups]   # (constraint, member) chosen, not yet judged
+        self.started_at = [[] for _ in groups]   # (members so far, members after)
         for k, constraint in enumerate(same_subtree):
             members = [suffixes.index(s) for s in constraint]
             last = max(members)
             self.completed_at[last].append(members)
+            for i in members:
+                if i != last:
+                    self.started_at[i].append(([m for m in members if m <= i],
+                                               [m for m in members if m > i]))
             for depth in range(self.size):
                 self.pending[depth] += [(k, i) for i in members if i < depth <= last]
         self.suffixes = suffixes
@@ -77,9 +86,13 @@ class _State:
     """The checks' running totals for the prefix chosen so far; push() and pop() keep
     them, and push() says whether the prefix may still lead to a kept combination."""
 
-    def __init__(self, plan, chosen):
+    def __init__(self, plan, chosen, lists):
         self.plan = plan
         self.chosen = chosen
+        # per depth: (members chosen, providers the members still to choose may take) of
+        # each same_subtree constraint under way (same_subtree_may_hold)
+        self.under_way = [[(so_far, frozenset(p.providers[0] for i in after for p in lists[i]))
+                           for so_far, after in started] for started in plan.started_at]
         self.sums = {}        # (rp, rc) -> summed amount
         self.bad = set()      # (rp, rc) whose sum no longer fits, while repeats
         self.serving = {}     # rp -> partials allocating from it
@@ -137,9 +150,13 @@ class _State:
         if self.clashes or self.crowded or bad:
             return False
         chosen = self.chosen
+        position = plan.facts.position
         for members in plan.completed_at[depth]:
-            if not same_subtree_ok([chosen[i].providers[0] for i in members],
-                                   plan.facts.position):
+            if not same_subtree_ok([chosen[i].providers[0] for i in members], position):
+                return False
+        for members, ahead in self.under_way[depth]:
+            if not same_subtree_may_hold([chosen[i].providers[0] for i in members], ahead,
+                                         position):
                 return False
         return True
 
@@ -208,6 +225,18 @@ class _State:
             for rp in touched)))
 
 
+def same_subtree_may_hold(providers, ahead, position):
+    """May a same_subtree constraint hold once its other groups are chosen, given the
+    providers of those chosen so far and those the others may take (`ahead`)? It holds
+    iff one of its providers is an ancestor-or-self of all, so that one must be among
+    these and above every provider chosen so far (for SR-IOV: the VFs' PFs under the
+    NUMA node chosen for the CPUs)."""
+    for top in chain(providers, ahead):
+        if all(is_ancestor_or_self(position, top, rp) for rp in providers):
+            return True
+    return False
+
+
 def kept(plan, lists, build):
     """Yield build(chosen, at) for every combination (one partial of each of `lists`, one
     list per group) that judge_for() keeps, in the order of itertools.product(*lists):
@@ -215,7 +244,7 @@ def kept(plan, lists, build):
     what it keeps."""
     size = plan.size
     chosen = [None] * size
-    state = _State(plan, chosen)
+    state = _State(plan, chosen, lists)
     at = [0] * size               # next partial to try, per depth
     yielded_at = [0] * size       # candidates yielded when the prefix was entered
     yielded = dead_ends = 0
