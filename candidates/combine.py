@@ -101,8 +101,8 @@ def _kept(plan, lists, suffixes):
              for suffix, partials in zip(suffixes, lists)]
     indexes = range(len(lists))
 
-    def build(chosen, at):
-        return consolidate(chosen), tuple([pairs[i][at[i]] for i in indexes])
+    def build(allocations, at):
+        return allocations, tuple([pairs[i][at[i]] for i in indexes])
     return search.kept(plan, lists, build)
 
 
@@ -180,15 +180,6 @@ def judge_for(groups, facts, isolate=(), same_subtree=(), drop_same_tree=False):
             return None, (SAME_TREE, tuple(rp for rp, _ in allocations))
         return allocations, None
     return judge
-
-
-def consolidate(combo):
-    """The allocations of a kept combination in canonical form (as judge() gives them):
-    summed per (provider, class) when one provider serves several groups."""
-    allocations = [entry for partial in combo for entry in partial.allocations]
-    if len(dict(allocations)) < len(allocations):
-        return by_provider((rp, rc, n) for (rp, rc), n in _summed(allocations).items())
-    return tuple(sorted(allocations))
 
 
 def _summed(allocations):

@@ -15,7 +15,7 @@ combination extending it can be kept:
 * below 1.29 (drop_same_tree), two providers of one tree in the allocations.
 
 A complete combination that passes these checks is exactly one judge_for() keeps; its
-allocations are built as judge_for() builds them (combine.consolidate).
+allocations are built as judge_for() builds them (State.allocations).
 
 Symmetry: when whole subtrees of the search come up empty (the request cannot be met
 once some devices are taken), each empty prefix is remembered by what matters for the
@@ -27,7 +27,8 @@ mappings is still returned (Quirk Q3): only prefixes that lead to nothing are sk
 """
 from itertools import chain
 
-from candidates.candidate_set import consolidated_misfit, is_ancestor_or_self, same_subtree_ok
+from candidates.candidate_set import (by_provider, consolidated_misfit, is_ancestor_or_self,
+                                     same_subtree_ok)
 from providers.rules import capacity
 
 # Empty subtrees the search meets before it starts remembering them: a request that has
@@ -121,8 +122,8 @@ class _State:
         return False
 
     def push(self, depth, partial):
-        """Add the partial of group `depth`; False if no kept combination extends the
-        prefix now (pop() it all the same)."""
+        """Add the partial of group `depth`, which refuses() did not refuse; False if no
+        kept combination extends the prefix now (pop() it all the same)."""
         plan, sums, serving, bad = self.plan, self.sums, self.serving, self.bad
         repeated = self.repeats
         for rp, per_class in partial.allocations:
@@ -137,10 +138,13 @@ class _State:
                 total = sums.get(key, 0) + n
                 sums[key] = total
                 # the sums count once a provider serves two groups: bad is kept from then
-                if repeated and key not in bad and plan.misfits(key, total):
+                # (refuses() has seen to the providers already serving one)
+                if repeated and not count and plan.misfits(key, total):
                     bad.add(key)
         if self.repeats and not repeated:
-            bad.update(key for key, total in sums.items() if plan.misfits(key, total))
+            for key, total in sums.items():
+                if plan.misfits(key, total):
+                    bad.add(key)
         if plan.isolated[depth]:
             rp = partial.providers[0]
             count = self.taken.get(rp, 0)
@@ -192,6 +196,14 @@ class _State:
         if not self.repeats:
             bad.clear()
 
+    def allocations(self):
+        """The allocations of the complete combination in canonical form, as judge_for()
+        gives them: when a provider serves several groups, the running sums are the
+        amounts summed per (provider, class)."""
+        if self.repeats:
+            return by_provider((rp, rc, n) for (rp, rc), n in self.sums.items())
+        return tuple(sorted([entry for partial in self.chosen for entry in partial.allocations]))
+
     def _join_tree(self, rp):
         members = self.tree_members.setdefault(self.plan.facts.root[rp], set())
         members.add(rp)
@@ -238,10 +250,10 @@ def same_subtree_may_hold(providers, ahead, position):
 
 
 def kept(plan, lists, build):
-    """Yield build(chosen, at) for every combination (one partial of each of `lists`, one
-    list per group) that judge_for() keeps, in the order of itertools.product(*lists):
-    chosen[i] is lists[i][at[i]]. Both lists are reused between calls: build must copy
-    what it keeps."""
+    """Yield build(allocations, at) for every combination (one partial of each of
+    `lists`, one list per group) that judge_for() keeps, in the order of
+    itertools.product(*lists): its allocations as judge_for() gives them, and at[i] the
+    index in lists[i] of group i's partial (a list reused between calls)."""
     size = plan.size
     chosen = [None] * size
     state = _State(plan, chosen, lists)
@@ -275,7 +287,7 @@ def kept(plan, lists, build):
             at[depth] += 1
             continue
         if depth == size - 1:
-            yield build(chosen, at)
+            yield build(state.allocations(), at)
             yielded += 1
             state.pop(depth, partial)
             at[depth] += 1

@@ -198,8 +198,10 @@ def test_pci_prefixes_that_overfill_a_device_are_never_extended():
     plan = search.Plan(groups, facts, (), (), False)
     lists = [per_anchor[1] for per_anchor in partials]
     counting = [_Counted(items, pushes) for items in lists]
-    first = next(search.kept(plan, counting, lambda chosen, at: list(chosen)))
-    assert [p.providers for p in first] == [(rp,) for rp in range(2, 10)]
+    allocations, at = next(search.kept(plan, counting,
+                                       lambda allocations, at: (allocations, list(at))))
+    assert at == list(range(8))   # group i on device i + 2
+    assert allocations == tuple((rp, ((PCI, 1),)) for rp in range(2, 10))
     # the plain walk refuses about 340,000 combinations first; the search looks at the
     # partials of the first device and one more per group after it
     assert len(pushes) == sum(range(1, 9))
