@@ -160,8 +160,13 @@ def same_subtree_ok(providers, position):
     distinct = set(providers)
     if len(distinct) <= 1:
         return True
-    return any(all(is_ancestor_or_self(position, top, other) for other in distinct)
-               for top in distinct)
+    for top in distinct:
+        for other in distinct:
+            if other != top and not is_ancestor_or_self(position, top, other):
+                break
+        else:
+            return True
+    return False
 
 
 def in_one_subtree(position, a, b):

@@ -244,7 +244,10 @@ def same_subtree_may_hold(providers, ahead, position):
     these and above every provider chosen so far (for SR-IOV: the VFs' PFs under the
     NUMA node chosen for the CPUs)."""
     for top in chain(providers, ahead):
-        if all(is_ancestor_or_self(position, top, rp) for rp in providers):
+        for rp in providers:
+            if rp != top and not is_ancestor_or_self(position, top, rp):
+                break
+        else:
             return True
     return False
 
