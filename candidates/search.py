@@ -108,10 +108,11 @@ class _State:
         request: a device already taken): an isolated group on a taken provider, or an
         amount that no longer fits a provider already serving a group."""
         plan = self.plan
-        if plan.isolated[depth] and partial.providers[0] in self.taken:
+        allocations, providers = partial
+        if plan.isolated[depth] and providers[0] in self.taken:
             return True
         serving, sums, first_misfit = self.serving, self.sums, plan.first_misfit
-        for rp, per_class in partial.allocations:
+        for rp, per_class in allocations:
             if rp in serving:
                 for rc, n in per_class:
                     key = (rp, rc)
@@ -260,48 +261,50 @@ def kept(plan, lists, build):
     size = plan.size
     chosen = [None] * size
     state = _State(plan, chosen, lists)
-    at = [0] * size               # next partial to try, per depth
+    refuses, push, pop = state.refuses, state.push, state.pop
+    lengths = [len(partials) for partials in lists]
+    at = [0] * size               # the partial tried, per depth
     yielded_at = [0] * size       # candidates yielded when the prefix was entered
     yielded = dead_ends = 0
     memory, kinds = None, None    # empty prefixes, by State.key; provider -> kind
-    depth = 0
+    depth, last = 0, size - 1
     while True:
-        if at[depth] == len(lists[depth]):
-            # every partial tried at this depth: back to the prefix above
-            if depth == 0:
-                return
-            depth -= 1
-            if yielded == yielded_at[depth + 1]:
-                dead_ends += 1
-                if memory is None and dead_ends > DEAD_ENDS_BEFORE_MEMORY:
-                    memory, kinds = set(), provider_kinds(plan, lists)
-                if memory is not None:
-                    memory.add(state.key(depth + 1, kinds))
-            state.pop(depth, chosen[depth])
-            at[depth] += 1
+        # the next partial of this depth that the prefix above may take
+        partials, index, end = lists[depth], at[depth], lengths[depth]
+        while index < end:
+            partial = partials[index]
+            if not refuses(depth, partial):
+                chosen[depth] = partial
+                if push(depth, partial) and (
+                        depth == last or not memory
+                        or state.key(depth + 1, kinds) not in memory):
+                    break
+                pop(depth, partial)
+            index += 1
+        at[depth] = index
+        if index < end:
+            if depth == last:
+                yield build(state.allocations(), at)
+                yielded += 1
+                pop(depth, partial)
+                at[depth] += 1
+            else:
+                depth += 1
+                at[depth] = 0
+                yielded_at[depth] = yielded
             continue
-        partial = lists[depth][at[depth]]
-        chosen[depth] = partial
-        if state.refuses(depth, partial):
-            at[depth] += 1
-            continue
-        if not state.push(depth, partial):
-            state.pop(depth, partial)
-            at[depth] += 1
-            continue
-        if depth == size - 1:
-            yield build(state.allocations(), at)
-            yielded += 1
-            state.pop(depth, partial)
-            at[depth] += 1
-            continue
-        if memory and state.key(depth + 1, kinds) in memory:
-            state.pop(depth, partial)
-            at[depth] += 1
-            continue
-        depth += 1
-        at[depth] = 0
-        yielded_at[depth] = yielded
+        # every partial tried at this depth: back to the prefix above
+        if depth == 0:
+            return
+        if yielded == yielded_at[depth]:
+            dead_ends += 1
+            if memory is None and dead_ends > DEAD_ENDS_BEFORE_MEMORY:
+                memory, kinds = set(), provider_kinds(plan, lists)
+            if memory is not None:
+                memory.add(state.key(depth, kinds))
+        depth -= 1
+        pop(depth, chosen[depth])
+        at[depth] += 1
 
 
 def provider_kinds(plan, lists):
