@@ -7,8 +7,8 @@ product, and a combination is kept iff isolation holds (group_policy=isolate, or
 same_subtree constraint holds and the consolidated amounts still fit (judge_for). The
 answer's combinations are found by search.py, which skips every prefix of the product
 that cannot lead to a kept one; for an anchor without any, the explainer is told of
-every refused combination, walking the product itself. The caller stops consuming the generator once it has enough
-candidates, so `limit` bounds the work.
+every refused combination, walking the product itself. The caller stops consuming the
+generator once it has enough candidates, so `limit` bounds the work.
 
 A candidate is a hashable pair ``(allocations, mappings)``:
 ``allocations = ((rp, ((rc, amount), ...)), ...)`` sorted (as a Partial's), and
@@ -169,7 +169,10 @@ def judge_for(groups, facts, isolate=(), same_subtree=(), drop_same_tree=False):
         allocations = [entry for partial in combo for entry in partial.allocations]
         if len(dict(allocations)) < len(allocations):
             # one provider serves several groups: sum per class, and the sums must fit
-            amounts = _summed(allocations)
+            amounts = {}
+            for rp, per_class in allocations:
+                for rc, n in per_class:
+                    amounts[rp, rc] = amounts.get((rp, rc), 0) + n
             problem = _consolidated_problem(amounts, inventory)
             if problem is not None:
                 return None, problem
@@ -180,15 +183,6 @@ def judge_for(groups, facts, isolate=(), same_subtree=(), drop_same_tree=False):
             return None, (SAME_TREE, tuple(rp for rp, _ in allocations))
         return allocations, None
     return judge
-
-
-def _summed(allocations):
-    """{(rp, rc): amount summed over allocations' entries (rp, ((rc, n), ...))}."""
-    amounts = {}
-    for rp, per_class in allocations:
-        for rc, n in per_class:
-            amounts[rp, rc] = amounts.get((rp, rc), 0) + n
-    return amounts
 
 
 def _isolate_problem(picked, isolated):

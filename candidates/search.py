@@ -15,7 +15,7 @@ combination extending it can be kept:
 * below 1.29 (drop_same_tree), two providers of one tree in the allocations.
 
 A complete combination that passes these checks is exactly one judge_for() keeps; its
-allocations are built as judge_for() builds them (State.allocations).
+allocations are built as judge_for() builds them (_State.allocations).
 
 Symmetry: when whole subtrees of the search come up empty (the request cannot be met
 once some devices are taken), each empty prefix is remembered by what matters for the
@@ -59,7 +59,6 @@ class Plan:
                                                [m for m in members if m > i]))
             for depth in range(self.size):
                 self.pending[depth] += [(k, i) for i in members if i < depth <= last]
-        self.suffixes = suffixes
         self.facts = facts
         self.drop_same_tree = drop_same_tree
         self.first_misfit = {}   # (rp, rc) -> the smallest sum found not to fit
@@ -266,7 +265,7 @@ def kept(plan, lists, build):
     at = [0] * size               # the partial tried, per depth
     yielded_at = [0] * size       # candidates yielded when the prefix was entered
     yielded = dead_ends = 0
-    memory, kinds = None, None    # empty prefixes, by State.key; provider -> kind
+    memory, kinds = None, None    # empty prefixes, by _State.key; provider -> kind
     depth, last = 0, size - 1
     while True:
         # the next partial of this depth that the prefix above may take
