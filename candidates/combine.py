@@ -74,16 +74,16 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
 
     # the search skips prefixes that cannot lead to a kept combination
     plan = search.Plan(groups, facts, isolate, same_subtree, drop_same_tree)
+    judge = judge_for(groups, facts, isolate, same_subtree, drop_same_tree)
     if rejected is None:
-        return [(anchor, _kept(plan, [per_anchor[anchor] for per_anchor in partials],
+        return [(anchor, _kept(plan, judge, [per_anchor[anchor] for per_anchor in partials],
                                suffixes))
                 for anchor in sorted(anchors)]
-    judge = judge_for(groups, facts, isolate, same_subtree, drop_same_tree)
 
     def explained(anchor):
         lists = [per_anchor[anchor] for per_anchor in partials]
         kept = False
-        for candidate in _kept(plan, lists, suffixes):
+        for candidate in _kept(plan, judge, lists, suffixes):
             kept = True
             yield candidate
         if not kept:
@@ -93,10 +93,21 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
     return [(anchor, explained(anchor)) for anchor in sorted(anchors)]
 
 
-def _kept(plan, lists, suffixes):
-    """search.kept's combinations of one anchor as candidates. Each (suffix, providers)
-    pair of the mappings is made once per partial and shared by the candidates using it
-    (a large answer holds tens of thousands of candidates at once)."""
+# An anchor's product of at most this many combinations is judged whole: a few judge()
+# calls cost less than setting the search up (nested trees: 3 combinations a tree).
+JUDGED_WHOLE_UP_TO = 32
+
+
+def _kept(plan, judge, lists, suffixes):
+    """The candidates of one anchor: search.kept's combinations, or judge()'s on a small
+    product (the same, in the same order). Each (suffix, providers) pair of the
+    mappings the search gives is made once per partial and shared by the candidates
+    using it (a large answer holds tens of thousands of candidates at once)."""
+    size = 1
+    for partials in lists:
+        size *= len(partials)
+    if size <= JUDGED_WHOLE_UP_TO:
+        return _judged(judge, lists, suffixes)
     pairs = [[(suffix, partial.providers) for partial in partials]
              for suffix, partials in zip(suffixes, lists)]
     indexes = range(len(lists))
@@ -104,6 +115,13 @@ def _kept(plan, lists, suffixes):
     def build(allocations, at):
         return allocations, tuple([pairs[i][at[i]] for i in indexes])
     return search.kept(plan, lists, build)
+
+
+def _judged(judge, lists, suffixes):
+    for combo in product(*lists):
+        allocations, problem = judge(combo)
+        if problem is None:
+            yield allocations, tuple(zip(suffixes, [partial.providers for partial in combo]))
 
 
 def _round_robin(streams):

@@ -10,10 +10,18 @@ from itertools import permutations
 
 import pytest
 
+from candidates import combine
 from providers.models import ResourceProvider
 from tests.factories import allocate, make_consumer, make_provider
 
 PCI = "CUSTOM_PCI_10DE_20B5"
+
+
+@pytest.fixture(autouse=True, params=["searched", "as served"])
+def searched(request, monkeypatch):
+    """These trees are small: their products would be judged whole, not searched."""
+    if request.param == "searched":
+        monkeypatch.setattr(combine, "JUDGED_WHOLE_UP_TO", 0)
 
 
 @pytest.fixture

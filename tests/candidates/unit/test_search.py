@@ -100,8 +100,15 @@ def _fits(n, row):
     return n <= max_unit and used + n <= (total - reserved) * ratio
 
 
+@pytest.fixture(params=["searched", "small products judged whole"])
+def small_products(request, monkeypatch):
+    """Every anchor searched, or as the service runs: small products judged whole."""
+    if request.param == "searched":
+        monkeypatch.setattr(combine, "JUDGED_WHOLE_UP_TO", 0)
+
+
 @pytest.mark.parametrize("chunk", range(6))
-def test_the_search_gives_the_plain_products_answer_in_its_order(chunk):
+def test_the_search_gives_the_plain_products_answer_in_its_order(chunk, small_products):
     compared = 0
     for seed in SEEDS[chunk::6]:
         rng = random.Random(seed)
@@ -144,9 +151,10 @@ def _round_robin(lists):
     return out
 
 
-def test_prefixes_remembered_under_symmetry_give_the_same_answer():
+def test_prefixes_remembered_under_symmetry_give_the_same_answer(monkeypatch):
     """With the memory of empty prefixes switched on from the first one, random shapes
     still give the plain product's answer."""
+    monkeypatch.setattr(combine, "JUDGED_WHOLE_UP_TO", 0)
     old = search.DEAD_ENDS_BEFORE_MEMORY
     search.DEAD_ENDS_BEFORE_MEMORY = 0
     try:
