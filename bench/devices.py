@@ -7,8 +7,9 @@ Usage::
 Each case loads its cloud (bench/cloud.py: `pci`, `vgpu`, `sriov`) into the configured
 database, after deleting every allocation, consumer and provider (``--wipe`` is
 required: never point it at a database you care about), then times its queries
-in-process as ``bench candidates`` does: median / min ms of ``--reps`` requests after
-the warm-up, and the number of candidates. Cases sharing a cloud load it once.
+in-process as ``bench candidates`` does: the first request, then median / min wall ms
+and median CPU ms (this process's; with SQLite the database's too) of ``--reps``
+requests, and the number of candidates. Cases sharing a cloud load it once.
 
 * PCI (nova's PCI-in-Placement): hosts × devices, one provider of capacity 1 per
   device, asked as one granular group per device beside the unsuffixed VCPU and
@@ -22,12 +23,13 @@ the warm-up, and the number of candidates. Cases sharing a cloud load it once.
 through Django's WSGI handler (as in ``bench candidates --memory``): its peak growth,
 the process's peak (VmHWM) then, and what is still held after it.
 """
+import statistics
 import time
 from collections import namedtuple
 
 from bench import BenchError, cloud
 from bench.candidates import (_engine, _in_process, _memory_growth, _mb, _rss_kb,
-                              _settle_topology, _timed)
+                              _settle_topology)
 from django.db import connection
 
 HELP = "time GET /allocation_candidates on PCI, vGPU and SR-IOV device trees"
@@ -87,7 +89,7 @@ def run(options, out):
         raise BenchError("each case loads a cloud of its own: that needs --wipe")
     send = _in_process()
     loaded = None
-    out.write(f"{'case':20} {'cands':>6} {'first':>9} {'median':>9} {'min':>9}  "
+    out.write(f"{'case':20} {'cands':>6} {'first':>9} {'median':>9} {'min':>9} {'cpu':>9}  "
               f"(ms, {options.reps} reps, in-process, {connection.vendor})\n")
     for case in cases:
         if case.cloud != loaded:
@@ -102,11 +104,10 @@ def run(options, out):
         first = (time.perf_counter() - started) * 1000
         if status != 200:
             raise BenchError(f"{case.name}: HTTP {status}")
-        times, _ = _timed(send, None, query, options.reps)
-        times.sort()
+        times, cpu = _timed(send, query, options.reps)
         # a row as soon as measured: the slow cases of an old build take minutes
-        out.write(f"{case.name:20} {found:>6} {first:9.1f} {times[len(times) // 2]:9.1f} "
-                  f"{times[0]:9.1f}\n")
+        out.write(f"{case.name:20} {found:>6} {first:9.1f} {statistics.median(times):9.1f} "
+                  f"{min(times):9.1f} {statistics.median(cpu):9.1f}\n")
         out.flush()
         if options.memory and case.limit is None:
             size, peak, held, _ = _memory_growth(query)
@@ -114,6 +115,18 @@ def run(options, out):
                       f"peak +{_mb(peak)} (process peak {_mb(_rss_kb('VmHWM'))}), "
                       f"held after +{_mb(held)}\n")
     out.write(f"engine: {_engine()}\n")
+
+
+def _timed(send, query, reps):
+    """Wall and CPU ms of `reps` requests: this process's CPU time (with SQLite, the
+    database's too) holds steadier than wall time on a machine shared with other work."""
+    wall, cpu = [], []
+    for _ in range(reps):
+        started, used = time.perf_counter(), time.process_time()
+        send(query, decode=False)
+        cpu.append((time.process_time() - used) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
+    return wall, cpu
 
 
 def _chosen(names):
