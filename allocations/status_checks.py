@@ -259,23 +259,32 @@ def check_standard_names():
 
 
 # (title, check function): the command and the status page run these, in this order.
-# What the database accepts for the service's role (PostgreSQL; a MySQL backend reads
-# max_connections and the user's max_user_connections instead).
-CONNECTION_LIMITS = """
-SELECT current_setting('max_connections')::int,
-       CASE WHEN r.rolsuper THEN 0
-            ELSE current_setting('superuser_reserved_connections')::int END,
-       r.rolconnlimit, d.datconnlimit
-FROM pg_roles r, pg_database d
-WHERE r.rolname = current_user AND d.datname = current_database()
-"""
+# What the database accepts for the service's user: (max_connections, reserved, the
+# user's limit, the database's limit), -1 where there is no limit.
+CONNECTION_LIMITS = {
+    "postgresql": """
+        SELECT current_setting('max_connections')::int,
+               CASE WHEN r.rolsuper THEN 0
+                    ELSE current_setting('superuser_reserved_connections')::int END,
+               r.rolconnlimit, d.datconnlimit
+        FROM pg_roles r, pg_database d
+        WHERE r.rolname = current_user AND d.datname = current_database()
+    """,
+    # max_user_connections 0: no limit per user (MariaDB and MySQL alike)
+    "mysql": """
+        SELECT @@max_connections, 0,
+               CASE WHEN @@max_user_connections = 0 THEN -1
+                    ELSE @@max_user_connections END, -1
+    """,
+}
 
 
 def check_connection_budget():
     """Can every API process hold all the connections it may open?"""
-    if connection.vendor != "postgresql":
+    if connection.vendor not in CONNECTION_LIMITS:
         return CheckResult(SUCCESS, "SQLite: one machine, no connection limit.")
-    (maximum, reserved, role_limit, database_limit), = _rows(CONNECTION_LIMITS)
+    (maximum, reserved, role_limit, database_limit), = _rows(
+        CONNECTION_LIMITS[connection.vendor])
     accepted = min(limit for limit in (maximum - reserved, role_limit, database_limit)
                    if limit >= 0)
     processes = settings.PLACEMENT_API_PROCESSES

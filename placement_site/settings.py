@@ -64,7 +64,7 @@ def database_from_url(url):
     }
 
 
-# --- time limits and connections (one place; a MySQL backend adds its own here) -------
+# --- time limits and connections (one place) -------------------------------------------
 
 COMMIT_DEADLINE_MARGIN = 5  # seconds before the front door's timeout a commit is refused
 
@@ -80,6 +80,11 @@ def postgresql_session_options(startup):
     return startup.strip()
 
 
+# The same time limits on MySQL/MariaDB, set per session by foundation/mysql/base.py.
+PLACEMENT_DB_TIME_LIMITS = {
+    "statement_timeout": CONF.placement_database.statement_timeout,
+    "lock_timeout": CONF.placement_database.lock_timeout,
+}
 # The per-process connection bound of served processes (foundation/db_pool.py).
 PLACEMENT_DB_POOL = {
     "max_pool_size": CONF.placement_database.max_pool_size,

@@ -11,6 +11,7 @@ deployment tool's `CREATE DATABASE placement` gets the server's defaults (often 
 a case-insensitive collation), under which "rp-A" and "rp-a" would be one name where
 PostgreSQL and SQLite see two, and the API would answer differently per database.
 """
+import math
 import sys
 
 import pymysql
@@ -25,7 +26,11 @@ pymysql.install_as_MySQLdb()
 for _module in (connections, constants, converters, cursors, err, times, CLIENT, FIELD_TYPE):
     sys.modules[_module.__name__.replace("pymysql", "MySQLdb", 1)] = _module
 
+from django.conf import settings  # noqa: E402
 from django.db.backends.mysql import base, operations, schema  # noqa: E402  (after the shim)
+
+from foundation.db_faults import CommitGuard  # noqa: E402
+from foundation.db_pool import BoundedConnections  # noqa: E402
 
 TABLE_OPTIONS = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 
@@ -54,7 +59,12 @@ class DatabaseOperations(operations.DatabaseOperations):
         return super().lookup_cast(lookup_type, internal_type)
 
 
-class DatabaseWrapper(base.DatabaseWrapper):
+class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
+    """Also, as on PostgreSQL: no commit past the request's deadline (db_faults), a
+    bounded, self-emptying set of connections in served processes (db_pool), and the
+    session's statement and lock time limits ([placement_database] statement_timeout,
+    lock_timeout)."""
+
     SchemaEditorClass = DatabaseSchemaEditor
     ops_class = DatabaseOperations
     operators = {**base.DatabaseWrapper.operators,
@@ -69,3 +79,27 @@ class DatabaseWrapper(base.DatabaseWrapper):
         params["conv"] = {**params["conv"], FIELD_TYPE.NEWDECIMAL: _decimal,
                           FIELD_TYPE.DECIMAL: _decimal}
         return params
+
+    def init_connection_state(self):
+        super().init_connection_state()
+        statements = time_limits(self.mysql_is_mariadb, **settings.PLACEMENT_DB_TIME_LIMITS)
+        if statements:
+            with self.connection.cursor() as cursor:
+                for statement in statements:
+                    cursor.execute(statement)
+
+
+def time_limits(mariadb, statement_timeout, lock_timeout):
+    """The SET statements of the session's time limits (0: the server's own). MariaDB's
+    max_statement_time covers every statement; MySQL's max_execution_time only SELECTs
+    (a write there is bounded by the lock wait and the commit deadline). The lock wait
+    is whole seconds, at least 1."""
+    statements = []
+    if statement_timeout:
+        statements.append(f"SET SESSION max_statement_time = {float(statement_timeout)}"
+                          if mariadb else
+                          f"SET SESSION max_execution_time = {int(statement_timeout * 1000)}")
+    if lock_timeout:
+        statements.append("SET SESSION innodb_lock_wait_timeout = "
+                          f"{max(1, math.ceil(lock_timeout))}")
+    return statements

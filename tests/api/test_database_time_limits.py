@@ -1,0 +1,43 @@
+"""Every database session gets [placement_database] statement_timeout and lock_timeout
+(PostgreSQL from the connection's startup options, MySQL/MariaDB from the backend). The
+upgrade check's connection budget on each database: tests/commands/test_status_and_sync.py."""
+import pytest
+from django.db import connection
+
+from foundation.mysql.base import time_limits
+
+pytestmark = pytest.mark.django_db
+
+
+def _one(sql):
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return cursor.fetchone()
+
+
+def test_the_session_has_the_configured_time_limits(settings):
+    limits = settings.PLACEMENT_DB_TIME_LIMITS
+    if connection.vendor == "postgresql":
+        # in milliseconds, whatever unit SHOW would print them in
+        assert _one("SELECT current_setting('lock_timeout')::interval")[0].total_seconds() \
+            == limits["lock_timeout"]
+        assert _one("SELECT current_setting('statement_timeout')::interval")[0] \
+            .total_seconds() == limits["statement_timeout"]
+    elif connection.vendor == "mysql":
+        lock_wait, = _one("SELECT @@innodb_lock_wait_timeout")
+        assert lock_wait == limits["lock_timeout"]
+        if connection.mysql_is_mariadb:
+            assert float(_one("SELECT @@max_statement_time")[0]) == limits["statement_timeout"]
+    else:
+        pytest.skip("SQLite has no statement or lock time limits (a busy timeout)")
+
+
+@pytest.mark.parametrize("mariadb, expected", [
+    (True, ["SET SESSION max_statement_time = 30.0",
+            "SET SESSION innodb_lock_wait_timeout = 3"]),
+    (False, ["SET SESSION max_execution_time = 30000",
+             "SET SESSION innodb_lock_wait_timeout = 3"]),
+])
+def test_mysql_time_limits_per_server(mariadb, expected):
+    assert time_limits(mariadb, statement_timeout=30, lock_timeout=2.5) == expected
+    assert time_limits(mariadb, statement_timeout=0, lock_timeout=0) == []
