@@ -96,4 +96,5 @@ def _attempts(call, using, attempts):
         if attempt < attempts:
             time.sleep(random.uniform(0, PAUSE * 2 ** (attempt - 1)))
     raise ConcurrentUpdate("Another writer changed the same data at the same time and "
-                           "this write was refused after several attempts; please retry.")
+                           "this write was refused after several attempts; nothing of "
+                           "this request was applied. Please retry.")
