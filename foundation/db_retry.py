@@ -3,7 +3,7 @@
 Several writers (gunicorn workers, API servers, Galera nodes) may change the same rows.
 Every invariant is guarded by rows both conflicting writers write (generations compared
 and swapped, the tree guard of providers/services/tree_lock.py, unique keys), so the
-database finds the conflict wherever the writers run: as a lock wait, a deadlock (MySQL
+database finds the conflict wherever the writers run: as a deadlock (MySQL
 1213, PostgreSQL 40P01), a serialization failure (40001), or on Galera and InnoDB
 Cluster as a deadlock error at COMMIT on the node that lost certification. The
 database has then rolled the whole transaction back (InnoDB does on a deadlock, so a
@@ -37,12 +37,16 @@ ATTEMPTS = 8
 PAUSE = 0.01   # seconds: the first pause is up to this long, each next one up to twice
 
 # MySQL/MariaDB error numbers: 1213 deadlock (also Galera's and group replication's
-# certification failure), 1205 lock wait timeout, 1020 "record has changed" (MariaDB's
-# snapshot isolation), 3101 "plugin instructed the server to roll back" (group
-# replication at COMMIT), 1180 "got error during COMMIT".
-MYSQL_RETRYABLE = {1213, 1205, 1020, 3101, 1180}
-# PostgreSQL SQLSTATEs: serialization failure, deadlock, lock_timeout.
-POSTGRESQL_RETRYABLE = {"40001", "40P01", "55P03"}
+# certification failure), 1020 "record has changed" (MariaDB's snapshot isolation), 3101
+# "plugin instructed the server to roll back" (group replication at COMMIT), 1180 "got
+# error during COMMIT".
+MYSQL_RETRYABLE = {1213, 1020, 3101, 1180}
+# PostgreSQL SQLSTATEs: serialization failure, deadlock.
+POSTGRESQL_RETRYABLE = {"40001", "40P01"}
+# A lock waited for past [placement_database] lock_timeout (MySQL 1205, PostgreSQL
+# 55P03) is not started over: it has waited as long as the operator allows already, and
+# eight more waits would outlast the front door. The API edge answers it 409, nothing
+# applied (foundation/db_faults.py).
 
 
 def is_retryable(exc):
