@@ -69,6 +69,7 @@ def _release_idle(wrapper, older_than=0.0):
             wrapper.connection.close()   # the raw connection; its thread reopens later
         except Exception:
             pass
+        wrapper.placement_closed_idle = True
         wrapper.placement_permit = False
         _holders.discard(wrapper)
         _budget(wrapper.alias).release()
@@ -114,15 +115,18 @@ class BoundedConnections:
         self.placement_pool_lock = threading.Lock()
         self.placement_permit = False
         self.placement_idle_since = None
+        self.placement_closed_idle = False   # the janitor closed the raw connection
 
     def get_new_connection(self, conn_params):
         if _settings is not None and not self.placement_permit:
             self._take_permit()
         try:
-            return super().get_new_connection(conn_params)
+            raw = super().get_new_connection(conn_params)
         except BaseException:
             self._drop_permit()
             raise
+        self.placement_closed_idle = False
+        return raw
 
     def _take_permit(self):
         budget = _budget(self.alias)
@@ -148,7 +152,10 @@ class BoundedConnections:
 
     def _close(self):
         try:
-            return super()._close()
+            # Under the janitor's lock, and not twice: PyMySQL raises on a second close.
+            with self.placement_pool_lock:
+                if not self.placement_closed_idle:
+                    super()._close()
         finally:
             self._drop_permit()
 
