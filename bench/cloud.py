@@ -399,17 +399,21 @@ def history(cloud, days=30):
     return len(entries)
 
 
+LOADED_TABLES = ("resource_providers", "inventories", "allocations", "consumers",
+                 "resource_provider_traits", "resource_provider_aggregates")
+
+
 def analyze():
     """Fresh bulk-loaded tables: refresh planner statistics as autovacuum would."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            cursor.execute("VACUUM ANALYZE")
+            # the tables loaded, not the whole database: its shared catalogs wait on
+            # other databases' sessions, past the service's lock_timeout on a busy server
+            cursor.execute("VACUUM ANALYZE " + ", ".join(LOADED_TABLES))
         elif connection.vendor == "mysql":
             if connection.in_atomic_block:   # ANALYZE TABLE would commit the transaction
                 return
-            cursor.execute("ANALYZE TABLE resource_providers, inventories, allocations, "
-                           "consumers, resource_provider_traits, "
-                           "resource_provider_aggregates")
+            cursor.execute("ANALYZE TABLE " + ", ".join(LOADED_TABLES))
             cursor.fetchall()
         else:   # SQLite, or inside a transaction (tests), where VACUUM cannot run
             cursor.execute("ANALYZE")
