@@ -99,7 +99,7 @@ def _allocation_requests(result, view):
     uuids = result.uuids
     class_names = result.class_names
     resources_of = {}   # see _resources()
-    uuid_lists = {}     # (rp, ...) of several providers -> [uuid, ...]
+    uuid_lists = {}     # (rp, ...) -> [uuid, ...]
     dict_allocations, with_mappings = view.dict_allocations, view.mappings
     for allocations, mappings in result.candidates:
         if dict_allocations:
@@ -117,8 +117,14 @@ def _allocation_requests(result, view):
                         entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
                 yield entry
                 continue
-            entry = {"allocations": {uuids[rp]: _resources(pairs, resources_of, class_names)[1]
-                                     for rp, pairs in allocations}}
+            shown = {}
+            for rp, pairs in allocations:
+                # the cache looked up here: most of a large answer's providers repeat
+                found = resources_of.get(pairs)
+                if found is None:
+                    found = _resources(pairs, resources_of, class_names)
+                shown[uuids[rp]] = found[1]
+            entry = {"allocations": shown}
         else:
             entry = {"allocations": [{"resource_provider": {"uuid": uuids[rp]},
                                       "resources": _resources(pairs, resources_of, class_names)[0]}
@@ -143,13 +149,10 @@ def _resources(pairs, resources_of, class_names):
 
 
 def _mappings(mappings, uuids, uuid_lists):
-    """{suffix: [uuid, ...]} of a candidate's mappings; uuid_lists keeps the lists of
-    several providers already made."""
+    """{suffix: [uuid, ...]} of a candidate's mappings; uuid_lists keeps the lists
+    already made (shared, never mutated: a device is named in thousands of mappings)."""
     shown = {}
     for suffix, rps in mappings:
-        if len(rps) == 1:
-            shown[suffix] = [uuids[rps[0]]]
-            continue
         names = uuid_lists.get(rps)
         if names is None:
             names = uuid_lists[rps] = [uuids[rp] for rp in rps]
