@@ -287,7 +287,10 @@ def _mb(kb):
     return "n/a" if kb is None else f"{kb / 1024:.1f} MB"
 
 
-def _live(url):
+def _live(url, timeout=None):
+    """send(query, decode=True) -> (status, candidates or None) of GET
+    /allocation_candidates?query at the live server `url` (a keep-alive connection;
+    `timeout`: seconds one request may take)."""
     parsed = urlparse(url)
     prefix = parsed.path.rstrip("/")
     state = {}
@@ -296,8 +299,8 @@ def _live(url):
         for attempt in (1, 2):
             conn = state.get("conn")
             if conn is None:
-                conn = state["conn"] = http.client.HTTPConnection(parsed.hostname,
-                                                                  parsed.port or 80)
+                conn = state["conn"] = http.client.HTTPConnection(
+                    parsed.hostname, parsed.port or 80, timeout=timeout)
             try:
                 conn.request("GET", f"{prefix}/allocation_candidates?{query}", headers=HEADERS)
                 response = conn.getresponse()

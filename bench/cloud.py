@@ -14,15 +14,22 @@ Shapes:
 * `operator_cloud(n)`: a mixed cloud for the operator UI's pages (bench/ui.py);
 * `pci(hosts, devices)`, `vgpu(hosts)`, `sriov(hosts)`: wide, symmetric device trees
   (bench/devices.py).
+
+`build_over_api` writes the same cloud to a live server through the HTTP API (ours or
+Placement 16.0.0), one request per write; `wipe_over_api` empties one.
 """
+import http.client
+import json
 import uuid as uuidlib
 from dataclasses import dataclass, field
 from datetime import timedelta
+from urllib.parse import urlparse
 
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from bench import BenchError
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from providers.models import (
     Aggregate,
@@ -392,17 +399,21 @@ def history(cloud, days=30):
     return len(entries)
 
 
+LOADED_TABLES = ("resource_providers", "inventories", "allocations", "consumers",
+                 "resource_provider_traits", "resource_provider_aggregates")
+
+
 def analyze():
     """Fresh bulk-loaded tables: refresh planner statistics as autovacuum would."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            cursor.execute("VACUUM ANALYZE")
+            # the tables loaded, not the whole database: its shared catalogs wait on
+            # other databases' sessions, past the service's lock_timeout on a busy server
+            cursor.execute("VACUUM ANALYZE " + ", ".join(LOADED_TABLES))
         elif connection.vendor == "mysql":
             if connection.in_atomic_block:   # ANALYZE TABLE would commit the transaction
                 return
-            cursor.execute("ANALYZE TABLE resource_providers, inventories, allocations, "
-                           "consumers, resource_provider_traits, "
-                           "resource_provider_aggregates")
+            cursor.execute("ANALYZE TABLE " + ", ".join(LOADED_TABLES))
             cursor.fetchall()
         else:   # SQLite, or inside a transaction (tests), where VACUUM cannot run
             cursor.execute("ANALYZE")
@@ -418,3 +429,138 @@ def wipe():
         Inventory.objects.all().delete()
         ResourceProvider.objects.update(parent=None)
         ResourceProvider.objects.all().delete()
+
+
+# --- the same clouds through the HTTP API ----------------------------------------------
+# For a live server, ours or Placement 16.0.0 (which has no bulk loader of ours): one
+# request per provider and per write, as a client would make them; slower than build()
+# but the same cloud on either service.
+
+# parents, generations back from every write; 1.38 when a consumer has a type to send
+API_VERSION = "placement 1.37"
+
+
+class ApiError(BenchError):
+    """A live server refused a write of the cloud: one line, method, path and status."""
+
+
+class Api:
+    """One keep-alive connection to a live server: call(method, path, body) -> JSON."""
+
+    def __init__(self, url, token="admin"):
+        parsed = urlparse(url)
+        self.url, self.prefix = url, parsed.path.rstrip("/")
+        self.host, self.port, self.token = parsed.hostname, parsed.port or 80, token
+        self.conn = None
+
+    def call(self, method, path, body=None, version=API_VERSION, ok=(200, 201, 204)):
+        headers = {"x-auth-token": self.token, "openstack-api-version": version,
+                   "accept": "application/json"}
+        payload = None
+        if body is not None:
+            payload = json.dumps(body)
+            headers["content-type"] = "application/json"
+        for attempt in (1, 2):   # a keep-alive connection the server closed: once more
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=600)
+            try:
+                self.conn.request(method, self.prefix + path, body=payload, headers=headers)
+                response = self.conn.getresponse()
+                content = response.read()
+                break
+            except (http.client.HTTPException, OSError) as exc:
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    raise ApiError(f"{self.url}: {method} {path}: {exc}") from exc
+        if response.status not in ok:
+            raise ApiError(f"{self.url}: {method} {path}: HTTP {response.status} "
+                           f"{content[:200].decode(errors='replace')}")
+        return json.loads(content) if content else None
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def build_over_api(cloud, url):
+    """Create the planned cloud on the live server at `url` through its API: custom
+    resource classes and traits, providers parents first (uuid and name as planned) with
+    their inventories, traits and aggregates, then each consumer's allocations. Returns
+    the number of providers."""
+    api = Api(url)
+    try:
+        nodes = [node for tree in cloud.trees for node in walk(tree)]
+        for name in sorted({name for n in nodes for name in n.inventory}):
+            if name.startswith("CUSTOM_"):
+                api.call("PUT", f"/resource_classes/{name}")
+        for name in sorted({t for n in nodes for t in n.traits}):
+            if name.startswith("CUSTOM_"):
+                api.call("PUT", f"/traits/{name}")
+        for tree in cloud.trees:
+            for node in walk(tree):
+                for child in node.children:
+                    child.parent = node
+                _create_over_api(api, node)
+        held = {}   # consumer key -> {provider uuid: {class: used}}
+        for node in nodes:
+            for key, amounts in node.allocations:
+                held.setdefault(key, {})[node.uuid] = dict(amounts)
+        cloud.consumer_uuids = {key: str(uuidlib.uuid4()) for key in cloud.consumers}
+        for key, allocations in held.items():
+            project, user, consumer_type = cloud.consumers[key]
+            body = {"allocations": {rp: {"resources": resources}
+                                    for rp, resources in allocations.items()},
+                    "project_id": project, "user_id": user, "consumer_generation": None}
+            version = API_VERSION
+            if consumer_type:
+                body["consumer_type"], version = consumer_type, "placement 1.38"
+            api.call("PUT", f"/allocations/{cloud.consumer_uuids[key]}", body, version)
+        return len(nodes)
+    finally:
+        api.close()
+
+
+def _create_over_api(api, node):
+    parent = node.parent.uuid if node.parent else None
+    created = api.call("POST", "/resource_providers", {
+        "uuid": node.uuid, "name": node.name or node.uuid, "parent_provider_uuid": parent})
+    generation, path = created["generation"], f"/resource_providers/{node.uuid}"
+    if node.inventory:
+        generation = api.call("PUT", f"{path}/inventories", {
+            "resource_provider_generation": generation,
+            "inventories": {name: dict(spec) if isinstance(spec, dict) else {"total": spec}
+                            for name, spec in node.inventory.items()},
+        })["resource_provider_generation"]
+    if node.traits:
+        generation = api.call("PUT", f"{path}/traits", {
+            "resource_provider_generation": generation, "traits": sorted(node.traits),
+        })["resource_provider_generation"]
+    if node.aggregates:
+        api.call("PUT", f"{path}/aggregates", {
+            "resource_provider_generation": generation, "aggregates": sorted(node.aggregates)})
+
+
+def wipe_over_api(url):
+    """Delete every allocation and provider of the live server at `url` through its API
+    (never one you care about): each consumer holding something, then the providers,
+    deepest first (a provider with children cannot be deleted)."""
+    api = Api(url)
+    try:
+        providers = api.call("GET", "/resource_providers")["resource_providers"]
+        consumers = set()
+        for provider in providers:
+            found = api.call("GET", f"/resource_providers/{provider['uuid']}/allocations")
+            consumers.update(found["allocations"])
+        for consumer in sorted(consumers):
+            api.call("DELETE", f"/allocations/{consumer}", ok=(204, 404))
+        parent = {p["uuid"]: p["parent_provider_uuid"] for p in providers}
+
+        def depth(uuid):
+            return 0 if parent[uuid] is None else depth(parent[uuid]) + 1
+        for uuid in sorted(parent, key=depth, reverse=True):
+            api.call("DELETE", f"/resource_providers/{uuid}", ok=(204, 404))
+        return len(providers)
+    finally:
+        api.close()

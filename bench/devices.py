@@ -3,6 +3,7 @@
 Usage::
 
     python -m bench devices --wipe [--case NAME ...] [--reps 5] [--memory]
+        [--url http://127.0.0.1:8000 [--vs http://127.0.0.1:8001]]
 
 Each case loads its cloud (bench/cloud.py: `pci`, `vgpu`, `sriov`) into the configured
 database, after deleting every allocation, consumer and provider (``--wipe`` is
@@ -19,6 +20,16 @@ requests, and the number of candidates. Cases sharing a cloud load it once.
 * SR-IOV: hosts -> 2 NUMA nodes -> 4 PFs each; CPU on a NUMA node and two VFs on
   distinct PFs of that NUMA node (``same_subtree`` and ``isolate``).
 
+``--url URL``: time the same queries against a live server over HTTP instead (served:
+the server's parsing, engine, JSON and the bytes on the wire), its cloud written through
+the HTTP API (cloud.build_over_api, after cloud.wipe_over_api empties it: ``--wipe`` is
+still required), so that Placement 16.0.0 can be loaded and timed alike. ``--vs URL2``:
+a second live server (on a database of its own), loaded the same way and asked request
+for request as ``bench candidates --vs`` does; a row then gives both medians and the
+median of the repetitions' ratios (URL2 / URL). ``--timeout`` bounds one request
+(Placement takes minutes on some cases): a case past it prints the error and the run
+goes on. No CPU column: the time is the server's.
+
 ``--memory``: for each no-limit case, the resident memory around one answer served
 through Django's WSGI handler (as in ``bench candidates --memory``): its peak growth,
 the process's peak (VmHWM) then, and what is still held after it.
@@ -28,8 +39,9 @@ import time
 from collections import namedtuple
 
 from bench import BenchError, cloud
-from bench.candidates import (_engine, _in_process, _memory_growth, _mb, _rss_kb,
-                              _settle_topology)
+from bench.candidates import (_engine, _in_process, _live, _memory_growth, _mb, _rss_kb,
+                              _same_answer, _settle_topology)
+from bench.candidates import _timed as _paired
 from django.db import connection
 
 HELP = "time GET /allocation_candidates on PCI, vGPU and SR-IOV device trees"
@@ -81,12 +93,24 @@ def add_arguments(parser):
                         help="resident memory around each no-limit answer")
     parser.add_argument("--wipe", action="store_true",
                         help="DELETE every allocation, consumer and provider first")
+    parser.add_argument("--url", default=None,
+                        help="time a live server over HTTP (its cloud loaded through the API)")
+    parser.add_argument("--vs", default=None, metavar="URL",
+                        help="with --url: another live server, request for request")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="with --url: the longest one request may take")
 
 
 def run(options, out):
     cases = _chosen(options.case)
     if not options.wipe:
         raise BenchError("each case loads a cloud of its own: that needs --wipe")
+    if options.vs and not options.url:
+        raise BenchError("--vs compares two live servers: give --url too")
+    if options.url:
+        if options.memory:
+            raise BenchError("--memory measures this process: not with --url")
+        return _served(options, cases, out)
     send = _in_process()
     loaded = None
     out.write(f"{'case':20} {'cands':>6} {'first':>9} {'median':>9} {'min':>9} {'cpu':>9}  "
@@ -115,6 +139,51 @@ def run(options, out):
                       f"peak +{_mb(peak)} (process peak {_mb(_rss_kb('VmHWM'))}), "
                       f"held after +{_mb(held)}\n")
     out.write(f"engine: {_engine()}\n")
+
+
+def _served(options, cases, out):
+    """--url (and --vs): each case's cloud written to the live servers through the API,
+    its query timed over HTTP."""
+    url, vs, reps = options.url, options.vs, options.reps
+    targets = [url] + ([vs] if vs and vs != url else [])   # one server named twice: once
+    send = _live(url, timeout=options.timeout)
+    other = _live(vs, timeout=options.timeout) if vs else None
+    header = f"{'case':20} {'cands':>6} {'first':>9} {'median':>9} {'min':>9}"
+    if vs:
+        header += f" {'vs median':>10} {'ratio':>6}"
+    out.write(f"{header}  (ms, {reps} reps, served by {url}"
+              f"{f', vs {vs}' if vs else ''}; ratio: vs / url)\n")
+    loaded = None
+    for case in cases:
+        if case.cloud != loaded:
+            shape, hosts, devices = loaded = case.cloud
+            plan = getattr(cloud, shape)(*([hosts, devices] if devices else [hosts]))
+            for target in targets:
+                cloud.wipe_over_api(target)
+                cloud.build_over_api(plan, target)
+            for sender in [send] + ([other] if vs else []):
+                _settle_topology(sender, case.query + "&limit=1")
+        query = case.query + (f"&limit={case.limit}" if case.limit else "")
+        try:
+            started = time.perf_counter()
+            status, found = send(query)
+            first = (time.perf_counter() - started) * 1000
+            if status != 200:
+                raise BenchError(f"{case.name}: HTTP {status}")
+            if vs:
+                _same_answer(other, vs, query, found, url)
+            times, other_times = _paired(send, other, query, reps)
+        except BenchError as exc:
+            out.write(f"{case.name:20} {exc}\n")
+            out.flush()
+            continue
+        row = (f"{case.name:20} {found:>6} {first:9.1f} {statistics.median(times):9.1f} "
+               f"{min(times):9.1f}")
+        if vs:
+            ratios = [b / a for a, b in zip(times, other_times)]
+            row += f" {statistics.median(other_times):10.1f} {statistics.median(ratios):6.2f}"
+        out.write(row + "\n")
+        out.flush()
 
 
 def _timed(send, query, reps):

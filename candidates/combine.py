@@ -6,8 +6,9 @@ product, and a combination is kept iff isolation holds (group_policy=isolate, or
 `isolate` extension: the listed groups on distinct providers), every
 same_subtree constraint holds and the consolidated amounts still fit (judge_for). The
 answer's combinations are found by search.py, which skips every prefix of the product
-that cannot lead to a kept one; for an anchor without any, the explainer is told of
-every refused combination, walking the product itself. The caller stops consuming the
+that cannot lead to a kept one; for an anchor without any, the explainer is told how
+many combinations each kind of rule refused, with the first few problems, by the same
+search (search.refusals). The caller stops consuming the
 generator once it has enough candidates, so `limit` bounds the work.
 
 A candidate is a hashable pair ``(allocations, mappings)``:
@@ -49,14 +50,16 @@ def candidates(groups, partials, facts, isolate=(), same_subtree=(), drop_same_t
 
 
 def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
-                   drop_same_tree=False, rejected=None):
+                   drop_same_tree=False, rejected=None, examples=50):
     """[(anchor, iterator of its candidates)] in ascending anchor order, for every anchor
     with partial candidates in every group (arguments as for candidates()).
 
-    rejected: None, or a callable(anchor, combination, problem) told, once an anchor's
-    iterator has run out without a candidate, about each of its combinations and why
-    judge() refuses it, in the product's order (the explainer's "why not?"; an anchor
-    with candidates has nothing to explain).
+    rejected: None, or a callable(anchor, refusals) told, once an anchor's iterator has
+    run out without a candidate, why judge() refuses its combinations:
+    {kind: [count, problems]}, for each kind of problem in the order the product's walk
+    first meets it, the combinations it refuses and the first `examples` problems, in
+    the product's order (product_refusals; the explainer's "why not?": an anchor with
+    candidates has nothing to explain).
     """
     anchors = set(partials[0])
     for per_anchor in partials[1:]:
@@ -88,8 +91,7 @@ def anchor_streams(groups, partials, facts, isolate=(), same_subtree=(),
             yield candidate
         if not kept:
             # the explainer shows why an anchor has no candidate: every combination refused
-            for combo in product(*lists):
-                rejected(anchor, combo, judge(combo)[1])
+            rejected(anchor, _refusals(plan, judge, lists, examples))
     return [(anchor, explained(anchor)) for anchor in sorted(anchors)]
 
 
@@ -103,10 +105,7 @@ def _kept(plan, judge, lists, suffixes):
     product (the same, in the same order). Each (suffix, providers) pair of the
     mappings the search gives is made once per partial and shared by the candidates
     using it (a large answer holds tens of thousands of candidates at once)."""
-    size = 1
-    for partials in lists:
-        size *= len(partials)
-    if size <= JUDGED_WHOLE_UP_TO:
+    if _size(lists) <= JUDGED_WHOLE_UP_TO:
         return _judged(judge, lists, suffixes)
     pairs = [[(suffix, partial.providers) for partial in partials]
              for suffix, partials in zip(suffixes, lists)]
@@ -115,6 +114,33 @@ def _kept(plan, judge, lists, suffixes):
     def build(allocations, at):
         return allocations, tuple([pairs[i][at[i]] for i in indexes])
     return search.kept(plan, lists, build)
+
+
+def _refusals(plan, judge, lists, examples):
+    """search.refusals, or product_refusals on a small product (the same answer)."""
+    if _size(lists) <= JUDGED_WHOLE_UP_TO:
+        return product_refusals(judge, lists, examples)
+    return search.refusals(plan, lists, judge, examples)
+
+
+def product_refusals(judge, lists, examples):
+    """{kind: [count, problems]} of judge()'s refusals (see anchor_streams), judging
+    every combination of the product."""
+    found = {}
+    for combo in product(*lists):
+        problem = judge(combo)[1]
+        entry = found.setdefault(problem[0], [0, []])
+        entry[0] += 1
+        if len(entry[1]) < examples:
+            entry[1].append(problem)
+    return found
+
+
+def _size(lists):
+    size = 1
+    for partials in lists:
+        size *= len(partials)
+    return size
 
 
 def _judged(judge, lists, suffixes):
@@ -142,8 +168,9 @@ def _round_robin(streams):
 # (CONSOLIDATED, (rp, rc), amount, rule): the summed amount no longer fits (rule:
 #   candidate_set.CAPACITY or MAX_UNIT);
 # (SAME_TREE, providers): below 1.29, two providers of one tree.
+# The kinds are search.py's (search.refusals settles them without judging).
 ISOLATE, SAME_SUBTREE, CONSOLIDATED, SAME_TREE = (
-    "isolate", "same_subtree", "consolidated", "same_tree")
+    search.ISOLATE, search.SAME_SUBTREE, search.CONSOLIDATED, search.SAME_TREE)
 
 
 def judge_for(groups, facts, isolate=(), same_subtree=(), drop_same_tree=False):

@@ -2,7 +2,7 @@
 
 render() gives the document as dicts and lists (the operator UI shows it); render_json()
 gives the response body, built and encoded a slice of allocation requests at a time, and
-render_body() the same bytes sent as they are encoded when the answer is very large.
+render_body() the same bytes, kept in a temporary file when the answer is very large.
 The ResponseView flags (request.py) say what each microversion shows:
 list-form allocation requests below 1.12, `mappings` from 1.34, summary
 `traits` from 1.17, every class from 1.27 (the engine already chose which
@@ -14,6 +14,7 @@ provider, inventories of identical hosts. Equal parts are built once and the
 same (never mutated) dict or list appears wherever they occur; the encoder
 writes each occurrence in full, so the JSON is unchanged.
 """
+import tempfile
 from itertools import islice
 
 from providers.rules import reported_capacity
@@ -39,17 +40,21 @@ def render_json(result, view, encode):
     return b"".join(json_pieces(result, view, encode))
 
 
-# A body up to this size is built whole; a larger one is sent as it is encoded
-# (render_body), so that the bytes of an 80,000-candidate answer (about 100 MB) are
-# never all in memory, let alone twice (the pieces and their join).
+# A body up to this size is built whole; a larger one is written, as it is encoded, to
+# a temporary file the response is then sent from (render_body), so that the bytes of an
+# 80,000-candidate answer (about 95 MB) are never all in this process's memory, and are
+# encoded once.
 WHOLE_BODY_BYTES = 32 * 1024 * 1024
 
 
 def render_body(result, view, encode):
     """render_json()'s body as (body, None), or, past WHOLE_BODY_BYTES, as (None,
-    (length, pieces)): its length in bytes, counted by encoding it once, and an iterator
-    of its pieces, encoded again as they are sent. The bytes are the same either way, and
-    both are sent with their length."""
+    (length, file)): its length in bytes and an unnamed temporary file holding it, read
+    from its start (the caller sends it and closes it). The bytes are the same either way.
+
+    (It was encoded twice before: once to learn the length, again as it was sent. The
+    file costs a write and a read of the bytes, a small part of building and encoding
+    them; they sit in the page cache, outside the worker's resident memory.)"""
     pieces = json_pieces(result, view, encode)
     head, size = [], 0
     for piece in pieces:
@@ -59,9 +64,18 @@ def render_body(result, view, encode):
             break
     else:
         return b"".join(head), None
-    del head
-    size += sum(len(piece) for piece in pieces)
-    return None, (size, json_pieces(result, view, encode))
+    spool = tempfile.TemporaryFile()
+    try:
+        spool.writelines(head)
+        del head
+        for piece in pieces:
+            spool.write(piece)
+            size += len(piece)
+        spool.seek(0)
+    except BaseException:
+        spool.close()
+        raise
+    return None, (size, spool)
 
 
 def json_pieces(result, view, encode):
@@ -85,7 +99,7 @@ def _allocation_requests(result, view):
     uuids = result.uuids
     class_names = result.class_names
     resources_of = {}   # see _resources()
-    uuid_lists = {}     # (rp, ...) of several providers -> [uuid, ...]
+    uuid_lists = {}     # (rp, ...) -> [uuid, ...]
     dict_allocations, with_mappings = view.dict_allocations, view.mappings
     for allocations, mappings in result.candidates:
         if dict_allocations:
@@ -103,8 +117,14 @@ def _allocation_requests(result, view):
                         entry["mappings"] = _mappings(mappings, uuids, uuid_lists)
                 yield entry
                 continue
-            entry = {"allocations": {uuids[rp]: _resources(pairs, resources_of, class_names)[1]
-                                     for rp, pairs in allocations}}
+            shown = {}
+            for rp, pairs in allocations:
+                # the cache looked up here: most of a large answer's providers repeat
+                found = resources_of.get(pairs)
+                if found is None:
+                    found = _resources(pairs, resources_of, class_names)
+                shown[uuids[rp]] = found[1]
+            entry = {"allocations": shown}
         else:
             entry = {"allocations": [{"resource_provider": {"uuid": uuids[rp]},
                                       "resources": _resources(pairs, resources_of, class_names)[0]}
@@ -129,13 +149,10 @@ def _resources(pairs, resources_of, class_names):
 
 
 def _mappings(mappings, uuids, uuid_lists):
-    """{suffix: [uuid, ...]} of a candidate's mappings; uuid_lists keeps the lists of
-    several providers already made."""
+    """{suffix: [uuid, ...]} of a candidate's mappings; uuid_lists keeps the lists
+    already made (shared, never mutated: a device is named in thousands of mappings)."""
     shown = {}
     for suffix, rps in mappings:
-        if len(rps) == 1:
-            shown[suffix] = [uuids[rps[0]]]
-            continue
         names = uuid_lists.get(rps)
         if names is None:
             names = uuid_lists[rps] = [uuids[rp] for rp in rps]

@@ -24,12 +24,21 @@ own id, inventory, root and place in the tree: devices of one class, size, trait
 parent) counted as one: the search then learns once per class and count that, say, a
 ninth device cannot be found, instead of once per arrangement of eight. Every distinct
 mappings is still returned (Quirk Q3): only prefixes that lead to nothing are skipped.
+
+refusals() answers the explainer for an anchor that keeps nothing: how many combinations
+each kind of rule refuses, and the first few problems, as judging the whole product
+would, by the same walk and checks; it counts a prefix's combinations at once when a
+rule settles them all, and remembers counts under the same symmetry.
 """
-from itertools import chain
+from itertools import chain, islice, product
 
 from candidates.candidate_set import (by_provider, consolidated_misfit, is_ancestor_or_self,
                                      same_subtree_ok)
 from providers.rules import capacity
+
+# The kinds of combine.judge_for's problems (combine.py says what each one holds).
+ISOLATE, SAME_SUBTREE, CONSOLIDATED, SAME_TREE = (
+    "isolate", "same_subtree", "consolidated", "same_tree")
 
 # Empty subtrees the search meets before it starts remembering them: a request that has
 # candidates rarely meets any past the checks above, and pays nothing for the memory.
@@ -153,9 +162,14 @@ class _State:
                 self.clashes += 1
         if self.clashes or self.crowded or bad:
             return False
+        return self.subtree_may_hold(depth)
+
+    def subtree_may_hold(self, depth):
+        """With group `depth` just chosen: does every same_subtree constraint it completes
+        hold, and may every one under way still hold?"""
         chosen = self.chosen
-        position = plan.facts.position
-        for members in plan.completed_at[depth]:
+        position = self.plan.facts.position
+        for members in self.plan.completed_at[depth]:
             if not same_subtree_ok([chosen[i].providers[0] for i in members], position):
                 return False
         for members, ahead in self.under_way[depth]:
@@ -163,6 +177,13 @@ class _State:
                                          position):
                 return False
         return True
+
+    def misfits(self):
+        """Does some summed amount no longer fit? (Only a provider serving two groups
+        can overfill: each partial fits on its own.)"""
+        misfits = self.plan.misfits
+        return self.repeats > 0 and any(misfits(key, total)
+                                        for key, total in self.sums.items())
 
     def pop(self, depth, partial):
         plan, sums, serving, bad = self.plan, self.sums, self.serving, self.bad
@@ -224,6 +245,11 @@ class _State:
         (interchangeable providers share one): the checks' totals per provider, the
         same_subtree groups chosen but not yet judged, and whether a provider already
         serves two groups and some sum already misfits."""
+        return depth, self.repeats > 0, bool(self.bad), self.holdings(depth, kinds)
+
+    def holdings(self, depth, kinds):
+        """key() but its flags: per provider touched, by kind, its totals and its
+        same_subtree groups chosen but not yet judged."""
         sums, per_rp = self.sums, {}
         for (rp, rc), total in sums.items():
             per_rp.setdefault(rp, []).append((rc, total))
@@ -231,10 +257,10 @@ class _State:
         for k, i in self.plan.pending[depth]:
             roles.setdefault(self.chosen[i].providers[0], []).append((k, i))
         touched = set(per_rp) | set(self.taken) | set(roles)
-        return (depth, self.repeats > 0, bool(self.bad), tuple(sorted(
+        return tuple(sorted(
             (kinds[rp], tuple(sorted(per_rp.get(rp, ()))), self.serving.get(rp, 0),
              self.taken.get(rp, 0), tuple(roles.get(rp, ())))
-            for rp in touched)))
+            for rp in touched))
 
 
 def same_subtree_may_hold(providers, ahead, position):
@@ -304,6 +330,96 @@ def kept(plan, lists, build):
         depth -= 1
         pop(depth, chosen[depth])
         at[depth] += 1
+
+
+
+def refusals(plan, lists, judge, examples):
+    """For an anchor none of whose combinations judge() keeps: {kind: [count, problems]},
+    for each kind of judge()'s problems (ISOLATE ... above) in the order the product
+    first meets it, how many combinations it refuses and the first `examples` (>= 1) of
+    its problems, in the product's order. That is what judging every combination of
+    itertools.product(*lists) tells (combine.product_refusals), found with work that
+    follows it rather than the product's size (the explainer's "why not?").
+
+    The product is walked depth first, in its order. A prefix settles the kind of every
+    combination extending it once judge()'s earlier rules can no longer refuse one: an
+    isolate clash (the first rule); a same_subtree that cannot hold, once no isolated
+    group is left to choose; a summed amount that no longer fits, once neither isolated
+    nor same_subtree groups are left. Its combinations are counted at once, and judged
+    one by one only while their kind still wants examples. The counts per kind of a
+    prefix walked are remembered by what its extensions depend on (_State.holdings:
+    interchangeable providers counted as one, and whether a same_subtree has failed); a
+    prefix found equal to one remembered takes its counts, unless a kind counted there
+    still wants examples (then it is walked: that happens for at most `examples`
+    combinations per kind).
+    """
+    size = plan.size
+    chosen = [None] * size
+    state = _State(plan, chosen, lists)
+    kinds = provider_kinds(plan, lists)
+    extending = [1] * (size + 1)   # combinations extending a prefix of each length
+    for depth in range(size - 1, -1, -1):
+        extending[depth] = extending[depth + 1] * len(lists[depth])
+    # the prefix lengths past which no isolated / same_subtree group is left to choose
+    isolate_settled = max((i + 1 for i in range(size) if plan.isolated[i]), default=0)
+    subtree_settled = max((i + 1 for i, done in enumerate(plan.completed_at) if done),
+                          default=0)
+    tally, memory = {}, {}
+
+    def settled_kind(depth, failed):
+        """The kind of every combination extending chosen[:depth], if settled."""
+        if state.clashes:
+            return ISOLATE
+        if depth < isolate_settled:
+            return None
+        if failed:
+            return SAME_SUBTREE
+        if depth >= subtree_settled and state.misfits():
+            return CONSOLIDATED
+        return None
+
+    def take(depth, kind):
+        """Count the combinations extending chosen[:depth], all refused for `kind` (or,
+        for a complete one, whatever judge() says); judge them in order while their kind
+        wants examples."""
+        count = extending[depth]
+        entry = tally.get(kind)
+        if entry is not None and len(entry[1]) >= examples:
+            entry[0] += count
+            return {kind: count}
+        prefix = tuple(chosen[:depth])
+        problems = [judge(prefix + combo)[1] for combo in islice(
+            product(*lists[depth:]), examples - len(entry[1]) if entry else examples)]
+        kind = problems[0][0]
+        entry = tally.setdefault(kind, [0, []])
+        entry[0] += count
+        entry[1].extend(problems[:examples - len(entry[1])])
+        return {kind: count}
+
+    def extensions(depth, failed):
+        """Tally the combinations extending chosen[:depth] (pushed); their count per kind."""
+        kind = settled_kind(depth, failed)
+        if kind is not None or depth == size:
+            return take(depth, kind)
+        key = (depth, failed, state.holdings(depth, kinds))
+        known = memory.get(key)
+        if known is not None and all(len(tally[kind][1]) >= examples for kind in known):
+            for kind, count in known.items():
+                tally[kind][0] += count
+            return known
+        counts = {}
+        for partial in lists[depth]:
+            chosen[depth] = partial
+            state.push(depth, partial)
+            found = extensions(depth + 1, failed or not state.subtree_may_hold(depth))
+            state.pop(depth, partial)
+            for kind, count in found.items():
+                counts[kind] = counts.get(kind, 0) + count
+        memory[key] = counts
+        return counts
+
+    extensions(0, False)
+    return tally
 
 
 def provider_kinds(plan, lists):

@@ -1,7 +1,7 @@
 """GET /allocation_candidates: parse -> engine -> present (allocation-candidates.md)."""
 import time
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse
 
 from candidates import engine, present
 from candidates.options import engine_options, extensions
@@ -10,6 +10,9 @@ from foundation.api.renderers import FastJSONRenderer
 from foundation.api.microversion import ALLOCATION_CANDIDATES
 from foundation.api.viewsets import PlacementViewSet, endpoint
 from foundation.ops import collector, metrics
+
+# What a server without wsgi.file_wrapper reads of a very large body at a time.
+SENT_BLOCK_BYTES = 1024 * 1024
 
 
 class AllocationCandidateViewSet(PlacementViewSet):
@@ -40,8 +43,11 @@ class AllocationCandidateViewSet(PlacementViewSet):
         if streamed is None:
             response = HttpResponse(body, content_type="application/json")
         else:
-            # a very large answer, encoded again as it is sent, with its length
-            length, pieces = streamed
-            response = StreamingHttpResponse(pieces, content_type="application/json")
+            # a very large answer, sent from the file it was written to, with its length
+            # (the response closes the file; a server with wsgi.file_wrapper, as gunicorn,
+            # sends it with sendfile)
+            length, spooled = streamed
+            response = FileResponse(spooled, content_type="application/json")
+            response.block_size = SENT_BLOCK_BYTES
             response["Content-Length"] = str(length)
         return self.cache_headers(request, response)

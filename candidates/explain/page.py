@@ -41,7 +41,7 @@ class Page:
         self.rejected = {}
         streams = dict(combine.anchor_streams(
             groups, self.partials, facts, query.isolate, query.same_subtree,
-            engine.drops_same_tree(query), rejected=self._reject))
+            engine.drops_same_tree(query), rejected=self._reject, examples=KEPT_PER_KIND))
         page_roots = set(self.root_ids)
         # sharing providers that may serve the page's trees (and their roots, for names)
         self.sharing_for = {root: [] for root in self.root_ids}
@@ -82,17 +82,10 @@ class Page:
         found = self.named.get(rp)
         return found[1] if found else f"#{rp}"
 
-    def _reject(self, anchor, combo, problem):
+    def _reject(self, anchor, refusals):
         """combine's `rejected` hook: per anchor and kind of problem, how many refused
         combinations broke it, and the first few problems."""
-        per_kind = self.rejected.setdefault(anchor, {})
-        kept = per_kind.get(problem[0])
-        if kept is None:
-            per_kind[problem[0]] = [1, [problem]]
-        else:
-            kept[0] += 1
-            if len(kept[1]) < KEPT_PER_KIND:
-                kept[1].append(problem)
+        self.rejected[anchor] = refusals
 
     def _count(self, out, stream, pending):
         """Consume the candidates built around out.root: count them (up to COUNT_UP_TO),

@@ -6,6 +6,8 @@ import pytest
 from bench import BenchError
 from bench import devices
 from bench.devices import Case, SRIOV_QUERY, VGPU_QUERY, pci_query
+from providers.models import ResourceProvider
+from tests.factories import make_provider
 
 
 def _rows(output):
@@ -50,3 +52,39 @@ def test_the_cases_and_wipe_are_checked_before_anything_runs(bench):
         bench("devices", "--case", "vgpu-10x4")
     with pytest.raises(BenchError, match="no case 'nope'"):
         bench("devices", "--wipe", "--case", "nope")
+
+
+TINY = [
+    Case("pci-2x3-none", ("pci", 2, 3), pci_query(3, "none"), None),
+    Case("pci-2x3-isolate", ("pci", 2, 3), pci_query(3, "isolate"), 4),
+    Case("pci-2x3-4groups", ("pci", 2, 3), pci_query(4, "none"), 1000),
+    Case("sriov-1", ("sriov", 1, None), SRIOV_QUERY, None),
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_served_by_a_live_server_loaded_through_its_api(bench, live_server, monkeypatch):
+    """--url: the clouds are written through the HTTP API (after what the server held is
+    deleted the same way) and the queries timed over HTTP; --vs asks a second server
+    request for request (here the same one, loaded once)."""
+    monkeypatch.setattr(devices, "CASES", TINY)
+    make_provider("left over", inventory={"VCPU": 1})
+    output = bench("devices", "--wipe", "--reps", 2, "--url", live_server.url)
+    assert _rows(output) == {"pci-2x3-none": 12, "pci-2x3-isolate": 4,
+                             "pci-2x3-4groups": 0, "sriov-1": 24}
+    assert "served by " + live_server.url in output.splitlines()[0]
+    # written through the API: the providers the last cloud planned, and nothing else
+    assert ResourceProvider.objects.count() == 1 + 2 + 8
+    assert not ResourceProvider.objects.filter(name="left over").exists()
+    output = bench("devices", "--wipe", "--reps", 2, "--case", "pci-2x3-none",
+                   "--url", live_server.url, "--vs", live_server.url)
+    [row] = [line.split() for line in output.splitlines() if line.startswith("pci-")]
+    assert row[1] == "12" and float(row[-1]) > 0   # the ratio of the paired requests
+    assert ResourceProvider.objects.filter(parent=None).count() == 2
+
+
+def test_served_options_are_checked(bench):
+    with pytest.raises(BenchError, match="--url"):
+        bench("devices", "--wipe", "--vs", "http://127.0.0.1:1")
+    with pytest.raises(BenchError, match="--memory measures this process"):
+        bench("devices", "--wipe", "--memory", "--url", "http://127.0.0.1:1")

@@ -3,6 +3,7 @@ import pytest
 from django.http import QueryDict
 
 from candidates import explain as explainer
+from candidates import search
 from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
 from foundation.api.microversion import Version
@@ -219,6 +220,48 @@ def test_same_subtree(nics):
     query = ("resources_A=SRIOV_NET_VF:1&resources_B=SRIOV_NET_VF:1&required_N=CUSTOM_NIC"
              "&group_policy=isolate&same_subtree=_A,_B,_N")
     assert explain(query)["trees"][0]["fits"] is True
+
+
+def test_no_candidate_on_a_wide_device_tree_is_explained_with_bounded_work(db, monkeypatch):
+    """8 devices of capacity 1, 9 groups of one device each: 8 ** 9 (134 M) combinations,
+    every one overfilling a device. The explanation counts them all, and is found by
+    judging a few combinations and extending a few prefixes (search.refusals)."""
+    host = make_provider("pci-host", inventory={"VCPU": 8})
+    for i in range(8):
+        make_provider(f"pci-host-dev{i}", parent=host, inventory={"CUSTOM_PCI_X": 1})
+    judged, looked_at = [], []
+    refusals = search.refusals
+
+    def counted(plan, lists, judge, examples):
+        return refusals(plan, [_Counted(partials, looked_at) for partials in lists],
+                        lambda combo: judged.append(combo) or judge(combo), examples)
+    monkeypatch.setattr(search, "refusals", counted)
+    query = "&".join(f"resources_G{i}=CUSTOM_PCI_X:1" for i in range(9))
+    found = explain(query + "&group_policy=none")["trees"][0]
+    assert found["fits"] is False
+    assert messages(found["reasons"]) == [
+        f"CUSTOM_PCI_X on pci-host-dev0: the groups together need {n}, free 1 (capacity 1, "
+        "used 0)" for n in (9, 8, 7)] + [
+        f"… and {8 ** 9 - 3} more combination(s) refused for the same kind of reason"]
+    # the examples judged, and the partials looked at: each group's once to sort the
+    # devices into kinds, then a few per depth
+    assert len(judged) == 50 and len(looked_at) <= 250
+
+
+class _Counted(list):
+    """A group's partials that note each one looked at."""
+
+    def __init__(self, items, seen):
+        super().__init__(items)
+        self.seen = seen
+
+    def __getitem__(self, index):
+        self.seen.append(index)
+        return list.__getitem__(self, index)
+
+    def __iter__(self):
+        for index in range(len(self)):
+            yield self[index]
 
 
 def test_resourceless_group_without_a_positive_filter(nics):

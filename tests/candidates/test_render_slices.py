@@ -3,6 +3,7 @@
 document encoded at once."""
 import gc
 import json
+import tempfile
 import weakref
 
 import orjson
@@ -120,11 +121,15 @@ def test_a_rendered_answer_is_freed_by_reference_counting(cloud, version):
 
 
 @pytest.mark.parametrize("version", ["1.10", "1.39"])
-def test_a_very_large_body_is_sent_as_it_is_encoded_with_its_length(cloud, make_api,
+def test_a_very_large_body_is_sent_from_a_file_with_its_length(cloud, make_api,
                                                                      monkeypatch, version):
     query = "resources=VCPU:1,MEMORY_MB:512"
     whole = _body(make_api, version, query, 2, monkeypatch)
     monkeypatch.setattr(present, "WHOLE_BODY_BYTES", 100)   # this answer is "very large"
+    spooled = []   # the body is written to a temporary file once, and sent from it
+    temporary_file = tempfile.TemporaryFile
+    monkeypatch.setattr(tempfile, "TemporaryFile",
+                        lambda: spooled.append(temporary_file()) or spooled[-1])
     response = make_api(version=version).get("/allocation_candidates?" + query)
     assert response.status_code == 200
     assert response.streaming
@@ -132,3 +137,6 @@ def test_a_very_large_body_is_sent_as_it_is_encoded_with_its_length(cloud, make_
     assert body == whole
     assert response["Content-Length"] == str(len(whole))
     assert response["Content-Type"] == "application/json"
+    assert "Content-Disposition" not in response
+    response.close()
+    assert len(spooled) == 1 and spooled[0].closed

@@ -107,9 +107,9 @@ def test_anchor_streams_report_the_refused_combinations():
     partials = [{1: [Partial(((1, ((100, 1),)),), (1,))]},
                 {1: [Partial(((1, ((100, 1),)),), (1,))]}]
     facts.inventory = {(1, 100): (0, 8, 0, 1.0, 8)}
-    refused = []
+    refused = {}
     streams = combine.anchor_streams(groups, partials, facts, isolate=("1", "2"),
-                                     rejected=lambda *args: refused.append(args))
+                                     rejected=refused.__setitem__)
     assert [(anchor, list(stream)) for anchor, stream in streams] == [(1, [])]
-    assert refused == [(1, (partials[0][1][0], partials[1][1][0]),
-                        (combine.ISOLATE, 0, 1, 1))]
+    # per kind: how many combinations, the first few problems
+    assert refused == {1: {combine.ISOLATE: [1, [(combine.ISOLATE, 0, 1, 1)]]}}

@@ -32,6 +32,26 @@ def plain_product(groups, partials, facts, isolate, same_subtree, drop_same_tree
     return kept, refused
 
 
+def refusals_of(refused, kept, examples):
+    """{anchor: {kind: [count, problems]}} of the plain walk's refusals, for the anchors
+    it kept nothing of: per kind, in the order first met, how many and the first
+    `examples` problems."""
+    found = {}
+    for anchor, _, problem in refused:
+        if kept[anchor]:
+            continue
+        entry = found.setdefault(anchor, {}).setdefault(problem[0], [0, []])
+        entry[0] += 1
+        if len(entry[1]) < examples:
+            entry[1].append(problem)
+    return found
+
+
+def _in_order(refusals):
+    """The kinds' order is the explanation's: compare it too."""
+    return {anchor: list(per_kind.items()) for anchor, per_kind in refusals.items()}
+
+
 def random_shape(rng):
     """(groups, partials, facts, isolate, same_subtree, drop_same_tree), partials made by
     candidate_set.group_partials from random facts."""
@@ -130,14 +150,17 @@ def test_the_search_gives_the_plain_products_answer_in_its_order(chunk, small_pr
         turns = list(combine.candidates(groups, partials, facts, isolate, same_subtree, drop,
                                         breadth_first=True))
         assert turns == _round_robin([expected[a] for a in sorted(expected)]), f"seed {seed}"
-        # the explainer's view: the same candidates, and for an anchor without any, every
-        # refused combination with its reason
-        told = []
-        streams = combine.anchor_streams(groups, partials, facts, isolate, same_subtree, drop,
-                                         rejected=lambda *args: told.append(args))
-        assert {anchor: list(stream) for anchor, stream in streams} == expected
-        assert told == [(anchor, combo, problem) for anchor, combo, problem in refused
-                        if not expected[anchor]], f"seed {seed}"
+        # the explainer's view: the same candidates, and for an anchor without any, what
+        # the plain walk refused: per kind, how many and the first few problems; few
+        # examples wanted let remembered prefixes be taken whole more often
+        for examples in (1, 3, 50):
+            told = {}
+            streams = combine.anchor_streams(groups, partials, facts, isolate, same_subtree,
+                                             drop, rejected=told.__setitem__,
+                                             examples=examples)
+            assert {anchor: list(stream) for anchor, stream in streams} == expected
+            assert _in_order(told) == _in_order(refusals_of(refused, expected, examples)), (
+                f"seed {seed}, {examples} examples")
         compared += 1
     assert compared > 40   # most random shapes have partials in every group
 
@@ -263,3 +286,88 @@ def test_a_partial_naming_two_devices_keeps_them_apart():
     # swapping 2 and 3 maps the partial onto itself, but the signature cannot tell: they
     # are kept apart, which is only ever less sharing, never a wrong answer
     assert kinds[2] != kinds[3]
+
+
+# --- "why not?": what the plain product refuses, counted without walking it -------------
+
+def symmetric_shape(rng):
+    """A host (1) with two NUMA nodes of NUMA_CLASS, each with 2 or 3 devices of PCI_CLASS
+    (capacity 1 or 2, some with trait 7): many interchangeable providers, so that
+    remembered prefixes are taken whole. 3 to 6 groups of one device, maybe one of a NUMA
+    node, isolate on some, same_subtree of the NUMA group and a device group."""
+    facts = Facts(holds_root=lambda root: True)
+    per_numa, size = rng.randint(2, 3), rng.choice([1, 1, 2])
+    parents, next_id = {1: None}, 2
+    for _ in range(2):
+        numa = next_id
+        parents[numa] = 1
+        facts.inventory[(numa, NUMA)] = (0, 1, 0, 1.0, 1)
+        next_id += 1
+        for _ in range(per_numa):
+            parents[next_id] = numa
+            facts.inventory[(next_id, PCI)] = (0, size, 0, 1.0, 1)
+            facts.traits[next_id] = {7} if rng.random() < 0.5 else set()
+            next_id += 1
+    _number(facts, 1, 1, parents, 1)
+    facts.root = {rp: 1 for rp in parents}
+    groups = [Group(f"G{i}", amounts=((PCI, 1),),
+                    required=(frozenset([7]),) if rng.random() < 0.2 else ())
+              for i in range(rng.randint(3, 6))]
+    same_subtree = ()
+    if rng.random() < 0.4:
+        groups.append(Group("N", amounts=((NUMA, 1),)))
+        same_subtree = (("N", rng.choice(groups[:-1]).suffix),)
+    facts.fits = {(PCI, 1): sorted(rp for rp, rc in facts.inventory if rc == PCI),
+                  (NUMA, 1): sorted(rp for rp, rc in facts.inventory if rc == NUMA)}
+    partials = [group_partials(group, facts, lambda root: True) for group in groups]
+    named = [group.suffix for group in groups]
+    isolate = tuple(rng.sample(named, rng.randint(0, len(named))))
+    return groups, partials, facts, isolate, same_subtree, False
+
+
+@pytest.mark.parametrize("chunk", range(3))
+def test_refusals_on_symmetric_trees_are_the_plain_products(chunk, monkeypatch):
+    monkeypatch.setattr(combine, "JUDGED_WHOLE_UP_TO", 0)
+    compared = 0
+    for seed in range(chunk, 90, 3):
+        groups, partials, facts, isolate, same_subtree, drop = symmetric_shape(
+            random.Random(seed))
+        if not all(partials):
+            continue
+        expected, refused = plain_product(groups, partials, facts, isolate, same_subtree,
+                                          drop)
+        if all(expected.values()):
+            continue
+        for examples in (1, 4, 50):
+            told = {}
+            for _, stream in combine.anchor_streams(groups, partials, facts, isolate,
+                                                    same_subtree, drop,
+                                                    rejected=told.__setitem__,
+                                                    examples=examples):
+                list(stream)
+            assert _in_order(told) == _in_order(refusals_of(refused, expected, examples)), (
+                f"seed {seed}, {examples} examples")
+        compared += 1
+    assert compared > 5
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_why_no_candidate_on_a_wide_device_tree_is_bounded_work(isolate):
+    """9 groups for 8 devices: no candidate, and 8 ** 9 (134 M) combinations refused;
+    the explainer is told so (count and first examples as the plain walk would), after
+    judging only its examples and looking at a few partials per depth."""
+    groups, partials, facts, isolated = pci(8, 9, isolate)
+    lists = [per_anchor[1] for per_anchor in partials]
+    judged, pushed = [], []
+    judge = combine.judge_for(groups, facts, isolated)
+    counting = [_Counted(items, pushed) for items in lists]
+    plan = search.Plan(groups, facts, isolated, (), False)
+    found = search.refusals(plan, counting,
+                            lambda combo: judged.append(combo) or judge(combo), examples=50)
+    first = list(islice(product(*lists), 50))
+    kind = combine.ISOLATE if isolate else combine.CONSOLIDATED
+    assert found == {kind: [8 ** 9, [judge(combo)[1] for combo in first]]}
+    assert len(judged) == 50 and len(pushed) <= 250
+
+
+NUMA = 400
