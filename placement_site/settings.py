@@ -106,7 +106,8 @@ def replica_from_url(url):
     """A read replica's DATABASES entry: a down replica is found out quickly, and the
     test runner reads the test primary through it instead of creating a database."""
     database = database_from_url(url)
-    database["OPTIONS"].setdefault("connect_timeout", "2")
+    # a number: PyMySQL compares it with numbers (a string fails every connection)
+    database["OPTIONS"].setdefault("connect_timeout", 2)
     database["TEST"] = {"MIRROR": "default"}
     return database
 

@@ -1,5 +1,5 @@
-"""HTTP to the real servers some tests start (gunicorn, Keystone, memcached): one request,
-and waiting for a port to listen."""
+"""HTTP to the real servers some tests start (gunicorn, Keystone, memcached, databases):
+one request, a free port to start one on, and waiting for a port to listen."""
 import json
 import socket
 import time
@@ -36,3 +36,17 @@ def wait_for_port(port, process, seconds):
             if process.poll() is not None or time.monotonic() > deadline:
                 return False
             time.sleep(0.2)
+
+
+def free_port(ports, taken=()):
+    """The first port of `ports` that is not in `taken` and nothing listens on."""
+    for port in ports:
+        if port in taken:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")

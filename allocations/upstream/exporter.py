@@ -90,6 +90,8 @@ def export_database(url, *, batch_size=BATCH_SIZE, progress=None):
         try:
             create_schema(target)
             _write(target, written, batch_size)
+            # PostgreSQL's sequences do not follow ids inserted explicitly; MySQL's
+            # AUTO_INCREMENT (InnoDB) and SQLite's rowid do, by themselves.
             if target.dialect == "postgresql":
                 for table, (cols, *_rest) in schema.TABLES.items():
                     if ("id", "serial", False) in cols:
@@ -98,6 +100,8 @@ def export_database(url, *, batch_size=BATCH_SIZE, progress=None):
             target.commit()
         except BaseException:
             target.end()
+            # MySQL commits each CREATE TABLE by itself: the rollback left the tables
+            # behind (PostgreSQL and SQLite roll the DDL back with the rest).
             if target.dialect == "mysql":
                 for table in reversed(list(schema.TABLES)):
                     try:

@@ -1,6 +1,7 @@
 """foundation/db_routing.py with a replica alias configured: where a request's reads
 go, and how often a replica's health is asked. tests/scaling proves the same with a real
-streaming standby; here the "replica" is a second connection to the test database."""
+streaming standby, tests/api/test_mysql_replica.py with a real MariaDB replica; here the
+"replica" is a second connection to the test database."""
 import time
 import uuid
 
@@ -20,9 +21,9 @@ pytestmark = [
     # transaction.atomic() always go to the primary, which is what is tested.
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql",
-                       reason="read replicas are PostgreSQL streaming standbys: replica "
-                              "URLs are accepted only beside a PostgreSQL primary, and the "
-                              "health probe asks PostgreSQL's recovery functions"),
+                       reason="the PostgreSQL pass: the probe asked here is PostgreSQL's "
+                              "(recovery functions); MySQL replicas are tested with a real "
+                              "one in tests/api/test_mysql_replica.py"),
 ]
 REPLICA = "replica1"
 

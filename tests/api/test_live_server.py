@@ -64,51 +64,47 @@ def call(method, path, token="user", body=None, headers=None):
 @contextmanager
 def server_database(workdir):
     """The URL of a database of the suite's engine for a server: a SQLite file in
-    workdir, or a new PostgreSQL or MySQL database on the suite's server, dropped
-    afterwards."""
-    suite = settings.DATABASES["default"]
-    if connection.vendor == "mysql":
-        yield from _mysql_server_database(suite)
-        return
-    if connection.vendor != "postgresql":
+    workdir, or a new PostgreSQL or MySQL database on the suite's server (as Placement's
+    line names it), dropped afterwards."""
+    if connection.vendor not in SERVERS:
         yield f"sqlite:///{workdir}/db.sqlite3"
         return
-    server = {"host": suite["HOST"] or None, "port": suite["PORT"] or None,
-              "user": suite["USER"] or None, "password": suite["PASSWORD"] or None}
+    scheme, connect, default_port, drop = SERVERS[connection.vendor]
+    suite = settings.DATABASES["default"]
+    host, port = suite["HOST"] or "127.0.0.1", int(suite["PORT"] or default_port)
+    admin = connect(host=host, port=port, user=suite["USER"] or None,
+                    password=suite["PASSWORD"] or None)
+    name = f"placement_live_t_{uuid.uuid4().hex[:10]}"
+    with admin.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {name}")
+    try:
+        credentials = quote(suite["USER"] or "", safe="")
+        if suite["PASSWORD"]:
+            credentials += ":" + quote(suite["PASSWORD"], safe="")
+        yield scheme.format(credentials=credentials, host=host, port=port, name=name)
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(drop.format(name=name))
+        admin.close()
+
+
+def _postgresql_admin(**server):
     admin = psycopg2.connect(dbname="postgres", connect_timeout=5, **server)
     admin.autocommit = True
-    name = f"placement_live_t_{uuid.uuid4().hex[:10]}"
-    with admin.cursor() as cursor:
-        cursor.execute(f"CREATE DATABASE {name}")
-    try:
-        credentials = quote(suite["USER"] or "", safe="")
-        if suite["PASSWORD"]:
-            credentials += ":" + quote(suite["PASSWORD"], safe="")
-        yield (f"postgresql://{credentials}@{suite['HOST'] or '127.0.0.1'}:"
-               f"{suite['PORT'] or 5432}/{name}")
-    finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        admin.close()
+    return admin
 
 
-def _mysql_server_database(suite):
-    """A new database on the suite's MariaDB/MySQL server, as Placement's line names it."""
-    admin = pymysql.connect(host=suite["HOST"] or "127.0.0.1", port=int(suite["PORT"] or 3306),
-                            user=suite["USER"], password=suite["PASSWORD"], autocommit=True)
-    name = f"placement_live_t_{uuid.uuid4().hex[:10]}"
-    with admin.cursor() as cursor:
-        cursor.execute(f"CREATE DATABASE {name}")
-    try:
-        credentials = quote(suite["USER"] or "", safe="")
-        if suite["PASSWORD"]:
-            credentials += ":" + quote(suite["PASSWORD"], safe="")
-        yield (f"mysql+pymysql://{credentials}@{suite['HOST'] or '127.0.0.1'}:"
-               f"{suite['PORT'] or 3306}/{name}?charset=utf8")
-    finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.close()
+def _mysql_admin(**server):
+    return pymysql.connect(autocommit=True, connect_timeout=5, **server)
+
+
+# vendor: (URL of the new database, admin connection, default port, DROP statement)
+SERVERS = {
+    "postgresql": ("postgresql://{credentials}@{host}:{port}/{name}", _postgresql_admin, 5432,
+                   "DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+    "mysql": ("mysql+pymysql://{credentials}@{host}:{port}/{name}?charset=utf8", _mysql_admin,
+              3306, "DROP DATABASE IF EXISTS {name}"),
+}
 
 
 @pytest.fixture(scope="module")

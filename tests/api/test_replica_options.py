@@ -5,6 +5,7 @@ import pytest
 from foundation import config, db_routing
 
 from placement_site import wsgi
+from placement_site.settings import replica_from_url
 from tests.api.test_configuration import write_conf
 
 PRIMARY = "postgresql://placement@db1.example.com/placement"
@@ -83,3 +84,11 @@ def test_an_unknown_replica_route_stops_the_wsgi_application(settings, capsys):
         "resource_providers)\n")
     settings.PLACEMENT_REPLICA_READ_ROUTES = ["resource_providers"]
     assert wsgi.build_application() is not None
+
+
+@pytest.mark.parametrize("url", ["postgresql://placement@db2.example.com/placement",
+                                 "mysql+pymysql://placement@db2.example.com/placement"])
+def test_a_replica_gives_up_connecting_after_two_seconds_as_a_number(url):
+    # A number for both drivers: PyMySQL compares it with numbers, so the string
+    # libpq would take made every connection to a MySQL replica fail (a 500).
+    assert replica_from_url(url)["OPTIONS"]["connect_timeout"] == 2

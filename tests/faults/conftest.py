@@ -1,17 +1,16 @@
 """The fault suite's servers (harness.py). It runs as its own step of .ci/run
 (FAULT_SUITE=1 pytest tests/faults): it starts its own PostgreSQL and servers whatever
 DATABASE_URL says, so the suite's SQLite and PostgreSQL passes skip it."""
-import glob
 import itertools
 import os
-import pwd
 import shutil
-import tempfile
-from pathlib import Path
+import subprocess
+import sys
 
 import pytest
 
 from tests.faults.harness import ROOT, Database, Server
+from tests.postgresql_server import server_binaries, work_directory
 
 _names = itertools.count(1)
 
@@ -27,23 +26,10 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def database():
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
-        pytest.skip("PostgreSQL's server binaries (initdb, pg_ctl) are not installed")
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and there is no postgres user to run PostgreSQL")
-    workdir = Path(tempfile.mkdtemp(prefix="placement-faults-"))
-    os.chmod(workdir, 0o755)
-    if os.geteuid() == 0:
-        shutil.chown(workdir, "postgres", "postgres")
-    database = Database(Path(found[-1]).parent, workdir)
+    database = Database(server_binaries(), work_directory("placement-faults-"))
+    workdir = database.workdir
     database.start(first=True)
     database.query("CREATE DATABASE template_placement")
-    import subprocess
-    import sys
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith(("PG", "DATABASE_", "PLACEMENT_"))}
     environ.update(DATABASE_URL=database.url("template_placement"),
@@ -53,10 +39,7 @@ def database():
     try:
         yield database
     finally:
-        try:
-            database.stop("immediate")
-        except Exception:
-            pass
+        database.stop_quietly()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

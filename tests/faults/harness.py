@@ -12,9 +12,7 @@ missing (lost), no provider is over capacity, and every error was a clean JSON a
 import http.client
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,23 +22,15 @@ from pathlib import Path
 
 import psycopg2
 
+from tests.http import free_port
+from tests.postgresql_server import PostgresServer
+
 ROOT = Path(__file__).resolve().parents[2]
 PORTS = range(19400, 19500)
 VERSION = "placement 1.28"
 CAPACITY = 48   # VCPU of each provider: writers of 1-4 VCPU contend for it
 INTERNALS = ("psycopg2", "connection to server", "SELECT ", "Traceback",
              "too many clients", "OperationalError")
-
-
-def free_port():
-    for port in PORTS:
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 19400-19499")
 
 
 def wait_for(check, timeout=60, what="it"):
@@ -56,52 +46,18 @@ def wait_for(check, timeout=60, what="it"):
         time.sleep(0.1)
 
 
-class Database:
-    """A private PostgreSQL instance; as the postgres user when we are root."""
+class Database(PostgresServer):
+    """The fault suite's private PostgreSQL (tests/postgresql_server.py), with the
+    sessions it counts and the locks it holds."""
 
     def __init__(self, bindir, workdir):
-        self.bindir, self.workdir = bindir, workdir
-        self.data = workdir / "data"
-        self.port = free_port()
-
-    def _as_postgres(self, *command):
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        return [*prefix, *map(str, command)]
-
-    def pg_ctl(self, action, *extra):
-        subprocess.run(self._as_postgres(self.bindir / "pg_ctl", "-D", self.data, "-w",
-                                         "-t", "60", "-l", self.workdir / "postgres.log",
-                                         action, *extra),
-                       check=True, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        super().__init__(bindir, workdir / "data", free_port(PORTS), workdir / "postgres.log")
+        self.workdir = workdir
 
     def start(self, first=False):
         if first:
-            subprocess.run(self._as_postgres(self.bindir / "initdb", "-D", self.data, "-U",
-                                             "postgres", "--auth=trust", "--no-sync",
-                                             "-E", "UTF8", "--locale=C"),
-                           check=True, cwd="/", stdout=subprocess.DEVNULL)
-            with open(self.data / "postgresql.conf", "a") as conf:
-                conf.write(f"port = {self.port}\nlisten_addresses = '127.0.0.1'\n"
-                           f"unix_socket_directories = '{self.workdir}'\n"
-                           "fsync = off\nmax_connections = 30\ntimezone = 'UTC'\n")
-        self.pg_ctl("start")
-
-    def stop(self, mode="fast"):
-        self.pg_ctl("stop", "-m", mode)
-
-    def url(self, name):
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
-
-    def query(self, sql, params=(), database="postgres"):
-        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres",
-                                dbname=database, connect_timeout=5)
-        try:
-            conn.autocommit = True
-            with conn.cursor() as cursor:
-                cursor.execute(sql, params)
-                return cursor.fetchall() if cursor.description else None
-        finally:
-            conn.close()
+            self.initdb("max_connections = 30\n")
+        super().start()
 
     def sessions(self, database):
         return self.query("SELECT count(*) FROM pg_stat_activity WHERE datname = %s "
@@ -110,8 +66,7 @@ class Database:
     def hold_lock(self, database, table, seconds):
         """LOCK `table` (every mode conflicts) for `seconds`, in a thread."""
         def hold():
-            conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres",
-                                    dbname=database)
+            conn = self.connect(database)
             try:
                 with conn.cursor() as cursor:
                     cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
@@ -131,7 +86,7 @@ class Server:
     """placement-api on its own port, with its log in a file."""
 
     def __init__(self, database_url, workdir, workers=2, threads=4, **variables):
-        self.port = free_port()
+        self.port = free_port(PORTS)
         self.log = workdir / f"server-{self.port}.log"
         environ = {k: v for k, v in os.environ.items()
                    if not k.startswith(("PG", "DATABASE_", "PLACEMENT_"))}

@@ -6,15 +6,12 @@ They run once, in the suite's PostgreSQL pass (they start their own servers, wha
 DATABASE_URL says, so a second run on SQLite would prove nothing more), and skip with
 the reason when the binaries cannot be had (.ci/run installs them). Ports: 18800-18899.
 """
-import glob
 import json
 import os
-import pwd
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -25,72 +22,55 @@ import pytest
 from django.db import connection
 
 from foundation import config
+from tests.http import free_port
+from tests.postgresql_server import (
+    PostgresServer,
+    as_postgres,
+    server_binaries,
+    work_directory,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 PORTS = range(18800, 18900)
 DATABASE = "placement"
 
-def free_port(taken):
-    for port in PORTS:
-        if port in taken:
-            continue
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        taken.add(port)
-        return port
-    raise RuntimeError("no free port in 18800-18899")
 
-
-def postgres_bin():
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_basebackup"))
-    return Path(found[-1]).parent if found else None
+def take_port(taken):
+    """A free port of PORTS, marked taken."""
+    port = free_port(PORTS, taken)
+    taken.add(port)
+    return port
 
 
 class Cluster:
-    """Primary, standby and pgbouncer; `as_postgres` runs a command as the postgres
-    user when we are root (PostgreSQL and pgbouncer refuse to run as root)."""
+    """Primary, standby (tests/postgresql_server.py) and pgbouncer."""
 
     def __init__(self, bindir, workdir):
         self.bindir, self.workdir = bindir, workdir
         self.taken = set()
-        self.primary_port = free_port(self.taken)
-        self.standby_port = free_port(self.taken)
-        self.bouncer_port = free_port(self.taken)
+        self.servers = {name: PostgresServer(bindir, workdir / name, take_port(self.taken),
+                                             workdir / f"{name}.log")
+                        for name in ("primary", "standby")}
+        self.primary_port = self.servers["primary"].port
+        self.standby_port = self.servers["standby"].port
+        self.bouncer_port = take_port(self.taken)
         self.bouncer = None
 
-    def as_postgres(self, *command):
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        return [*prefix, *map(str, command)]
-
-    def run(self, *command):
-        subprocess.run(self.as_postgres(*command), check=True, cwd="/",
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
     def pg_ctl(self, name, action, *extra):
-        self.run(self.bindir / "pg_ctl", "-D", self.workdir / name, "-w", "-t", "60",
-                 "-l", self.workdir / f"{name}.log", action, *extra)
+        self.servers[name].pg_ctl(action, *extra)
 
     def start(self):
-        primary = self.workdir / "primary"
-        self.run(self.bindir / "initdb", "-D", primary, "-U", "postgres", "--auth=trust",
-                 "-E", "UTF8", "--no-sync", "--locale=C")
-        with open(primary / "postgresql.conf", "a") as conf:
-            conf.write(f"port = {self.primary_port}\nlisten_addresses = '127.0.0.1'\n"
-                       f"unix_socket_directories = '{self.workdir}'\n"
-                       "fsync = off\nsynchronous_commit = off\nmax_connections = 200\n"
-                       "wal_level = replica\nhot_standby = on\ntimezone = 'UTC'\n")
-        self.pg_ctl("primary", "start")
-        self.query("primary", f"CREATE DATABASE {DATABASE}", database="postgres")
-        standby = self.workdir / "standby"
-        self.run(self.bindir / "pg_basebackup", "-h", "127.0.0.1", "-p", self.primary_port,
-                 "-U", "postgres", "-D", standby, "-R", "-X", "stream", "-c", "fast")
-        with open(standby / "postgresql.auto.conf", "a") as conf:
-            conf.write(f"port = {self.standby_port}\n")
-        self.pg_ctl("standby", "start")
+        primary, standby = self.servers["primary"], self.servers["standby"]
+        primary.initdb("synchronous_commit = off\nmax_connections = 200\n"
+                       "wal_level = replica\nhot_standby = on\n")
+        primary.start()
+        primary.query(f"CREATE DATABASE {DATABASE}")
+        primary.run(self.bindir / "pg_basebackup", "-h", "127.0.0.1", "-p", primary.port,
+                    "-U", "postgres", "-D", standby.data, "-R", "-X", "stream", "-c", "fast")
+        with open(standby.data / "postgresql.auto.conf", "a") as conf:
+            conf.write(f"port = {standby.port}\n")
+        standby.start()
 
     def start_bouncer(self):
         binary = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
@@ -116,7 +96,7 @@ query_wait_timeout = 5
 server_login_retry = 1
 logfile = {self.workdir}/pgbouncer.log
 """)
-        self.bouncer = subprocess.Popen(self.as_postgres(binary, ini), cwd="/",
+        self.bouncer = subprocess.Popen(as_postgres(binary, ini), cwd="/",
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: socket.create_connection(("127.0.0.1", self.bouncer_port)).close())
 
@@ -139,32 +119,16 @@ logfile = {self.workdir}/pgbouncer.log
             self.bouncer.terminate()
             self.bouncer.wait(10)
         for name in ("standby", "primary"):
-            if (self.workdir / name / "postmaster.pid").exists():
-                subprocess.run(self.as_postgres(self.bindir / "pg_ctl", "-D",
-                                                self.workdir / name, "-m", "immediate", "stop"),
-                               cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.servers[name].stop_quietly()
 
     def url(self, name, via_bouncer=False):
         if via_bouncer:
             database = DATABASE if name == "primary" else f"{DATABASE}_ro"
             return f"postgresql://postgres@127.0.0.1:{self.bouncer_port}/{database}"
-        port = self.primary_port if name == "primary" else self.standby_port
-        return f"postgresql://postgres@127.0.0.1:{port}/{DATABASE}"
-
-    def connect(self, name, database=DATABASE):
-        port = self.primary_port if name == "primary" else self.standby_port
-        return psycopg2.connect(host="127.0.0.1", port=port, user="postgres",
-                                dbname=database)
+        return self.servers[name].url(DATABASE)
 
     def query(self, name, sql, params=(), database=DATABASE):
-        conn = self.connect(name, database)
-        try:
-            conn.autocommit = True
-            with conn.cursor() as cursor:
-                cursor.execute(sql, params)
-                return cursor.fetchall() if cursor.description else None
-        finally:
-            conn.close()
+        return self.servers[name].query(sql, params, database)
 
     def wait_replayed(self):
         """Until the standby has replayed everything the primary has written. (The
@@ -192,17 +156,8 @@ def wait_for(check, timeout=60):
 def cluster():
     if connection.vendor != "postgresql":
         pytest.skip("real-server scaling tests run once, in the PostgreSQL pass of the suite")
-    bindir = postgres_bin()
-    if bindir is None or not (bindir / "initdb").exists():
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) not installed")
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and there is no postgres user to run PostgreSQL")
-    workdir = Path(tempfile.mkdtemp(prefix="placement-scale-"))
-    if os.geteuid() == 0:
-        shutil.chown(workdir, "postgres", "postgres")
+    bindir = server_binaries("pg_basebackup")
+    workdir = work_directory("placement-scale-")
     cluster = Cluster(bindir, workdir)
     try:
         cluster.start()
@@ -236,7 +191,7 @@ class Node:
     """One API node: a gunicorn master with its workers; the log is kept in a file."""
 
     def __init__(self, cluster, name, workers=1, **variables):
-        self.port = free_port(cluster.taken)
+        self.port = take_port(cluster.taken)
         self.log = cluster.workdir / f"{name}.log"
         environ = server_environ(variables.pop("DATABASE_URL", cluster.url("primary")),
                                  cluster.workdir, **variables)
