@@ -27,7 +27,6 @@ for _module in (connections, constants, converters, cursors, err, times, CLIENT,
     sys.modules[_module.__name__.replace("pymysql", "MySQLdb", 1)] = _module
 
 from django.conf import settings  # noqa: E402
-from django.db import Error  # noqa: E402
 from django.db.backends.mysql import base, operations, schema  # noqa: E402  (after the shim)
 
 from foundation.db_faults import CommitGuard  # noqa: E402
@@ -88,19 +87,6 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
             with self.connection.cursor() as cursor:
                 for statement in statements:
                     cursor.execute(statement)
-
-    def _close(self):
-        try:
-            return super()._close()   # the pool's permit is given back whatever happens
-        except Error:
-            # PyMySQL refuses to close twice ("Already closed") where psycopg2 takes it
-            # quietly, and the pool's janitor (foundation/db_pool.py) closes an idle
-            # raw connection before the request that next uses it closes the wrapper,
-            # from the request_started signal, outside every middleware: a bare 500.
-            # A connection no longer open has nothing left to close.
-            if self.connection is not None and not self.connection.open:
-                return None
-            raise
 
 
 def time_limits(mariadb, statement_timeout, lock_timeout):

@@ -1,7 +1,7 @@
 """The MySQL/MariaDB server as found at start (foundation/mysql/checks.py) and as a
 replica candidate (foundation/db_routing.py): asked of the suite's real server."""
 import pytest
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import connection
 
 from foundation import db_routing
 from foundation.mysql import checks
@@ -38,14 +38,3 @@ def test_a_table_in_another_engine_is_found():
 def test_a_server_that_is_no_replica_is_not_used_as_one():
     with connection.cursor() as cursor:
         assert db_routing._mysql_health(cursor) == (False, False, None)
-
-
-def test_a_connection_the_pools_janitor_closed_closes_again_quietly():
-    # What foundation/db_pool.py's janitor does to an idle connection, then what the
-    # next request does at its start: PyMySQL's second close() raised "Already closed",
-    # answered as a bare 500 before any middleware ran.
-    wrapper = connections.create_connection(DEFAULT_DB_ALIAS)
-    wrapper.connect()
-    wrapper.connection.close()
-    wrapper.close()
-    assert wrapper.connection is None
