@@ -24,6 +24,7 @@ class Page:
         self.class_name = {i: n for n, i in names.classes.items()}
         self.named = {}       # rp -> (uuid, name, parent uuid, root id)
         self.tree_rows = {}   # page root -> its providers in tree order
+        self.entry_anchors = {}   # (rp, in_tree root) -> anchors (why._entry_anchors)
 
     # --- orchestration ---------------------------------------------------------------
 
