@@ -14,6 +14,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_POST
 
@@ -60,12 +61,15 @@ def consumer_move_tree_page(request, uuid):
     for root in roots:
         plan = tree_moves.plan_tree_move(held, trees.get(root.id, []))
         generations = {**source_generations, **_generations(trees.get(root.id, []))}
-        rows.append({"root": root, "plan": plan,
-                     "generations": " ".join(f"{k}:{v}" for k, v in generations.items())})
+        rows.append({"root": root, "plan": plan, "move_fields": [
+            ("target_root", root.uuid),
+            ("generations", " ".join(f"{k}:{v}" for k, v in generations.items()))]})
     kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
     return render(request, "ui/consumer_move_tree.html", {
         "uuid": uuid, "consumer": consumer, "source": source, "held": held, "form": form,
         "page": page, "rows": rows, "page_query": urlencode(kept),
+        "move_url": reverse("ui:consumer-move-tree", args=[uuid]),
+        "move_fields": [("source_root", source.uuid)],
         "fitting": sum(row["plan"].fits for row in rows),
     })
 

@@ -157,6 +157,10 @@ def consumer_move_target(request, uuid):
         "uuid": uuid, "consumer": consumer, "allocation": allocation, "form": form,
         "choice": choice, "page": choice.page, "page_query": urlencode(kept),
         "refused": choice.refused, "refused_more": choice.refused_count - len(choice.refused),
+        "move_url": reverse("ui:consumer-move", args=[uuid]),
+        "move_fields": [("source", allocation.provider.uuid),
+                        ("source_generation", allocation.provider.generation),
+                        ("resource_class", allocation.resource_class.name)],
         "why_not_query": urlencode({
             "q": f"resources={allocation.resource_class.name}:{allocation.used}",
             "version": "1.39"}),

@@ -61,7 +61,7 @@ def test_a_whole_host_moves_in_one_write_and_the_shared_disk_stays(client, hosts
     row = client.get(url).context["rows"][0]
     response = client.post(reverse("ui:consumer-move-tree", args=[vm.uuid]), {
         "source_root": a.uuid, "target_root": b.uuid, "consumer_generation": vm.generation,
-        "generations": row["generations"]}, follow=True)
+        "generations": dict(row["move_fields"])["generations"]}, follow=True)
     messages = [str(m) for m in response.context["messages"]]
     assert messages[0].startswith(f"Moved consumer {vm.uuid} from host-a to host-b in one write:")
     assert held(vm) == [("host-b", "MEMORY_MB", 2048), ("host-b-numa0", "VCPU", 6),
@@ -78,7 +78,7 @@ def test_a_stale_page_moves_nothing(client, hosts):
     before = held(vm)
     response = client.post(reverse("ui:consumer-move-tree", args=[vm.uuid]), {
         "source_root": a.uuid, "target_root": b.uuid, "consumer_generation": vm.generation,
-        "generations": row["generations"]}, follow=True)
+        "generations": dict(row["move_fields"])["generations"]}, follow=True)
     assert "changed by someone else" in str(list(response.context["messages"])[0])
     assert held(vm) == before
 
