@@ -174,8 +174,9 @@ def _required_traits(page, out, index, entries, able):
             missing = True
             if complete:
                 out.reasons.append(reasons.traits_not_together("", asked_set, supplier_names))
+            lacking = reasons.missing_trait("", asked_set)   # one reason, said of each
             for rp in suppliers:
-                out.add(rp, [reasons.missing_trait("", asked_set)])
+                out.add(rp, [lacking])
     if complete and not missing:
         out.reasons.append(reasons.no_choice_has_traits("", supplier_names))
 
