@@ -57,33 +57,33 @@ def consumer_move_tree(*, consumer_uuid, source_root_uuid, target_root_uuid,
                        consumer_generation, provider_generations):
     """Move everything the consumer holds in the tree of `source_root_uuid` into the tree
     of `target_root_uuid`, in one write (allocations.tree_moves.plan_tree_move places
-    each allocation); its allocations elsewhere (a sharing provider's) stay.
+    each allocation); its allocations elsewhere (a sharing provider's) stay. Either may
+    name any provider of its tree: the move is between the trees.
 
     One allocations_replace() checked against the consumer generation and
     `provider_generations` ({uuid: generation} the caller saw: the source tree's
     providers and the target tree's), so the plan written is the plan shown.
-    Returns the TreePlan written. Raises ConsumerAllocationsNotFound,
-    TreeMoveToSameTree, TreeMoveDoesNotFit, ProviderDoesNotExist, and the write's
-    errors (ConsumerGenerationConflict, ProviderGenerationMismatch, CapacityExceeded …).
+    Returns the TreePlan written. Raises NoSuchHost (no such provider),
+    ConsumerAllocationsNotFound (the consumer holds nothing at all), NothingHeldInTree
+    (nothing in the source tree, something elsewhere), TreeMoveToSameTree,
+    TreeMoveDoesNotFit, and the write's errors (ConsumerGenerationConflict,
+    ProviderGenerationMismatch, CapacityExceeded …).
     """
-    if source_root_uuid == target_root_uuid:
-        raise exceptions.TreeMoveToSameTree(source_root_uuid)
-    roots = dict(ResourceProvider.objects.filter(
-        uuid__in=[source_root_uuid, target_root_uuid], parent__isnull=True)
-        .values_list("uuid", "id"))
-    for uuid in (source_root_uuid, target_root_uuid):
-        if uuid not in roots:
-            raise exceptions.ProviderDoesNotExist(uuid)
+    source_id, source_uuid = _tree_root(source_root_uuid)
+    target_id, target_uuid = _tree_root(target_root_uuid)
+    if source_id == target_id:
+        raise exceptions.TreeMoveToSameTree(source_uuid)
     consumer = selectors.consumer_get(uuid=consumer_uuid)
-    held = [] if consumer is None else tree_moves.held_in_tree(
-        consumer_id=consumer.id, root_id=roots[source_root_uuid])
-    if not held:
+    if consumer is None:
         raise exceptions.ConsumerAllocationsNotFound(consumer_uuid)
+    held = tree_moves.held_in_tree(consumer_id=consumer.id, root_id=source_id)
+    if not held:
+        raise exceptions.NothingHeldInTree(consumer_uuid, source_uuid)
     inventories = tree_moves.tree_inventories(
-        root_ids=[roots[target_root_uuid]], classes={h.resource_class for h in held})
-    plan = tree_moves.plan_tree_move(held, inventories.get(roots[target_root_uuid], []))
+        root_ids=[target_id], classes={h.resource_class for h in held})
+    plan = tree_moves.plan_tree_move(held, inventories.get(target_id, []))
     if not plan.fits:
-        raise exceptions.TreeMoveDoesNotFit(target_root_uuid, plan.reasons)
+        raise exceptions.TreeMoveDoesNotFit(target_uuid, plan.reasons)
     current = selectors.consumer_allocations_get(consumer_uuid=consumer_uuid)
     moving = {h.provider_uuid for h in held}
     wanted = {rp_uuid: dict(entry["resources"])
@@ -94,6 +94,15 @@ def consumer_move_tree(*, consumer_uuid, source_root_uuid, target_root_uuid,
             on_target[rc] = on_target.get(rc, 0) + amount
     _replace_checked(consumer_uuid, current, wanted, consumer_generation, provider_generations)
     return plan
+
+
+def _tree_root(provider_uuid):
+    """(id, uuid) of the root of the tree of the provider `provider_uuid`; NoSuchHost."""
+    found = (ResourceProvider.objects.filter(uuid=provider_uuid)
+             .values_list("root_id", "root__uuid").first())
+    if found is None:
+        raise exceptions.NoSuchHost(provider_uuid)
+    return found
 
 
 def allocation_add(*, consumer_uuid, provider_uuid, resource_class, amount,

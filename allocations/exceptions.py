@@ -175,6 +175,23 @@ class TreeMoveDoesNotFit(InvalidInput):
                          + "; ".join(reasons) + ".")
 
 
+class NoSuchHost(InvalidInput):
+    """A whole-host move names a provider (as a host, or any provider of its tree) that
+    does not exist (operator UI)."""
+
+    def __init__(self, given):
+        super().__init__(f"No resource provider is named or has the uuid “{given}”.")
+
+
+class NothingHeldInTree(InvalidInput):
+    """A whole-host move from a tree where the consumer holds nothing, while it holds
+    allocations elsewhere (operator UI)."""
+
+    def __init__(self, consumer_uuid, root_uuid):
+        super().__init__(f"Consumer {consumer_uuid} holds nothing in the tree of resource "
+                         f"provider {root_uuid}.")
+
+
 class TreeMoveToSameTree(InvalidInput):
     def __init__(self, root_uuid):
         super().__init__(f"The allocations are already in the tree of resource provider "

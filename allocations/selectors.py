@@ -286,11 +286,28 @@ def provider_related(*, provider_id, root_ids):
     return ResourceProvider.objects.filter(related_q(root_ids), id=provider_id).exists()
 
 
+def _named_or_uuid(name_or_uuid):
+    canonical = canonical_uuid_or_none(name_or_uuid)
+    return ResourceProvider.objects.filter(
+        **({"uuid": canonical} if canonical else {"name": name_or_uuid}))
+
+
 def tree_root_id(name_or_uuid):
     """The root id of the tree of the provider with that uuid or name, or None."""
-    canonical = canonical_uuid_or_none(name_or_uuid)
-    lookup = {"uuid": canonical} if canonical else {"name": name_or_uuid}
-    return ResourceProvider.objects.filter(**lookup).values_list("root_id", flat=True).first()
+    return _named_or_uuid(name_or_uuid).values_list("root_id", flat=True).first()
+
+
+def tree_root(name_or_uuid):
+    """The root (a ResourceProvider) of the tree of the provider with that uuid or name,
+    or None; one query."""
+    return ResourceProvider.objects.filter(
+        id__in=_named_or_uuid(name_or_uuid).values("root_id")[:1]).first()
+
+
+def held_root_names(*, consumer_id):
+    """Names of the roots of the trees where the consumer holds allocations; one query."""
+    return sorted(set(Allocation.objects.filter(consumer_id=consumer_id)
+                      .values_list("provider__root__name", flat=True)))
 
 
 def provider_names(*, ids):

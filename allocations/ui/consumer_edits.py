@@ -14,6 +14,8 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_POST
 
 from allocations import edits, selectors, tree_moves
@@ -29,16 +31,23 @@ HOSTS_PER_PAGE = 25
 @staff_member_required
 @require_GET
 def consumer_move_tree_page(request, uuid):
-    """The whole-host move picker (?root=<source root uuid>&q=<part of a host name>)."""
+    """The whole-host move picker (?root=<name or uuid of the host, or of any provider
+    of its tree>&q=<part of a host name>)."""
     consumer = selectors.consumer_get(uuid=uuid)
+    if consumer is None:
+        raise Http404(f"Consumer {uuid} holds no allocations")
     form = MoveTreeSearchForm(request.GET)
-    if consumer is None or not form.is_valid():
-        raise Http404("Choose a host this consumer holds allocations on")
-    source = ResourceProvider.objects.filter(uuid=form.cleaned_data["root"],
-                                             parent__isnull=True).first()
-    held = tree_moves.held_in_tree(consumer_id=consumer.id, root_id=source.id) if source else []
+    if not form.is_valid():
+        messages.error(request, "Not shown: " + " ".join(
+            error for errors in form.errors.values() for error in errors))
+        return redirect("ui:consumer", uuid=uuid)
+    source = form.cleaned_data["root"]
+    held = tree_moves.held_in_tree(consumer_id=consumer.id, root_id=source.id)
     if not held:
-        messages.error(request, f"Consumer {uuid} holds nothing on that host (any more).")
+        names = selectors.held_root_names(consumer_id=consumer.id)
+        messages.error(request, f"Consumer {uuid} holds nothing in the tree of {source.name}; "
+                                f"it holds allocations in the tree{pluralize(names)} of "
+                                f"{', '.join(names)}.")
         return redirect("ui:consumer", uuid=uuid)
     classes = {h.resource_class for h in held}
     hosts = tree_moves.target_hosts(classes=classes, exclude_root_id=source.id,
@@ -52,12 +61,15 @@ def consumer_move_tree_page(request, uuid):
     for root in roots:
         plan = tree_moves.plan_tree_move(held, trees.get(root.id, []))
         generations = {**source_generations, **_generations(trees.get(root.id, []))}
-        rows.append({"root": root, "plan": plan,
-                     "generations": " ".join(f"{k}:{v}" for k, v in generations.items())})
+        rows.append({"root": root, "plan": plan, "move_fields": [
+            ("target_root", root.uuid),
+            ("generations", " ".join(f"{k}:{v}" for k, v in generations.items()))]})
     kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
     return render(request, "ui/consumer_move_tree.html", {
         "uuid": uuid, "consumer": consumer, "source": source, "held": held, "form": form,
         "page": page, "rows": rows, "page_query": urlencode(kept),
+        "move_url": reverse("ui:consumer-move-tree", args=[uuid]),
+        "move_fields": [("source_root", source.uuid)],
         "fitting": sum(row["plan"].fits for row in rows),
     })
 

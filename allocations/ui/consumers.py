@@ -142,11 +142,12 @@ def consumer_move_target(request, uuid):
     if not form.is_valid():
         raise Http404("Choose an allocation of this consumer to move")
     data = form.cleaned_data
-    allocation = next((a for a in held if a.provider.uuid == data["provider"]
+    given = data["provider"].strip()
+    allocation = next((a for a in held if given in (a.provider.uuid, a.provider.name)
                        and a.resource_class.name == data["resource_class"]), None)
     if allocation is None:
         messages.error(request, f"Consumer {uuid} holds no {data['resource_class']} on "
-                                f"{_named(data['provider'])} (any more).")
+                                f"{_named(given)}{_held_there(held, given)}.")
         return redirect("ui:consumer", uuid=uuid)
     choice = move_choice(allocation=allocation, held=held, query=data["q"],
                          page=request.GET.get("page"), refused_shown=REFUSED_SHOWN)
@@ -156,10 +157,22 @@ def consumer_move_target(request, uuid):
         "uuid": uuid, "consumer": consumer, "allocation": allocation, "form": form,
         "choice": choice, "page": choice.page, "page_query": urlencode(kept),
         "refused": choice.refused, "refused_more": choice.refused_count - len(choice.refused),
+        "move_url": reverse("ui:consumer-move", args=[uuid]),
+        "move_fields": [("source", allocation.provider.uuid),
+                        ("source_generation", allocation.provider.generation),
+                        ("resource_class", allocation.resource_class.name)],
         "why_not_query": urlencode({
             "q": f"resources={allocation.resource_class.name}:{allocation.used}",
             "version": "1.39"}),
     })
+
+
+def _held_there(held, given):
+    """What the consumer does hold on the provider named or with the uuid `given`
+    (", only MEMORY_MB=2,048"), else " (any more)": a stale link (the picker's refusal)."""
+    there = [f"{a.resource_class.name}={a.used:,}" for a in held
+             if given in (a.provider.uuid, a.provider.name)]
+    return f", only {', '.join(there)}" if there else " (any more)"
 
 
 @staff_member_required

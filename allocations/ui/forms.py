@@ -89,9 +89,10 @@ class MoveAllocationForm(forms.Form):
 
 
 class MoveTargetSearchForm(forms.Form):
-    """The move picker's query: the allocation (provider uuid and class) and a search."""
+    """The move picker's query: the allocation (provider uuid or name, and class) and a
+    search."""
 
-    provider = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    provider = forms.CharField(max_length=200, widget=forms.HiddenInput)
     resource_class = forms.CharField(max_length=MAX_NAME_LENGTH, widget=forms.HiddenInput)
     q = forms.CharField(required=False, max_length=200, label="Provider name contains")
 
@@ -115,10 +116,20 @@ class RemoveAllocationsForm(forms.Form):
 
 
 class MoveTreeSearchForm(forms.Form):
-    """The whole-host move picker: the source host (tree root) and a name search."""
+    """The whole-host move picker: the source host (the name or uuid of its root, or of
+    any provider of its tree; cleaned to the root) and a name search."""
 
-    root = forms.CharField(max_length=36, widget=forms.HiddenInput)
+    root = forms.CharField(max_length=200, widget=forms.HiddenInput, error_messages={
+        "required": "Choose the host to move everything off."})
     q = forms.CharField(required=False, max_length=200, label="Host name contains")
+
+    def clean_root(self):
+        given = self.cleaned_data["root"].strip()
+        root = selectors.tree_root(given)
+        if root is None:
+            raise forms.ValidationError(f"No resource provider is named or has the uuid "
+                                        f"“{given}”.")
+        return root
 
 
 class MoveTreeForm(forms.Form):

@@ -40,6 +40,15 @@ class Target:
     refusal: tuple = None   # (kind, message) from rules.move_refusal, None if it fits
     root_name: str = ""     # the tree's root, when not the provider itself (name_roots)
 
+    @property
+    def unrelated(self):
+        return not self.related
+
+    @property
+    def move_fields(self):
+        """What "Move here" posts of the target (allocations.ui.forms.MoveAllocationForm)."""
+        return [("target", f"{self.uuid}:{self.generation}")]
+
 
 @dataclass
 class MoveChoice:

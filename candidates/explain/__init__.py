@@ -128,8 +128,10 @@ def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1, c
                 "fitting_trees": 0, "trees": [], **({"cloud": empty} if cloud else {})}
     answer = {"reasons": notes, "page": info}
     if cloud and tree is None:
-        everything = Page(evaluation, trees_sql.roots_by_name(0, total)).run()
-        answer["cloud"] = summarize(everything)
+        every_root = trees_sql.roots_by_name(0, total)
+        explainer = Page(evaluation, every_root)
+        everything = explainer.run(shown=set(every_root[(page - 1) * per_page:page * per_page]))
+        answer["cloud"] = summarize(everything, whole=explainer.whole)
         found = everything[(page - 1) * per_page:page * per_page]
     else:
         found = Page(evaluation, root_ids).run()

@@ -15,10 +15,12 @@ from candidates.explain import reasons
 CLOSEST = 5
 
 
-def summarize(trees, *, closest=CLOSEST):
-    """The cloud-wide answer of `trees` (every tree's explanation, explain's "trees"):
-    {"trees", "fitting_trees", "summary": [(label, trees, providers)], "closest":
-    [tree, providers collapsed, + "shortfall"]}. Pure."""
+def summarize(trees, *, closest=CLOSEST, whole=lambda tree: tree):
+    """The cloud-wide answer of `trees` (every tree's explanation, explain's "trees",
+    or of a tree that does not fit at least its reasons and its providers that have
+    some, and of one that fits "fits"): {"trees", "fitting_trees", "summary": [(label,
+    trees, providers)], "closest": [tree, providers collapsed, + "shortfall"]}, each
+    closest tree's full explanation being whole(tree). Pure."""
     counts, fitting, near = {}, 0, []
     for tree in trees:
         if tree["fits"]:
@@ -29,8 +31,11 @@ def summarize(trees, *, closest=CLOSEST):
         if len(near) < closest or key < near[-1][0]:
             bisect.insort(near, (key, tree["root"]["uuid"], tree))
             del near[closest:]
-    chosen = [dict(tree, shortfall=key[1], providers=collapse_siblings(tree["providers"]))
-              for key, _, tree in near]
+    chosen = []
+    for key, _, tree in near:
+        tree = whole(tree)
+        chosen.append(dict(tree, shortfall=key[1],
+                           providers=collapse_siblings(tree["providers"])))
     summary = sorted(((label, len(roots), len(rps)) for label, (roots, rps) in counts.items()),
                      key=lambda row: (-row[1], row[0]))
     return {"trees": len(trees), "fitting_trees": fitting, "summary": summary,

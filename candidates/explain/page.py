@@ -24,10 +24,15 @@ class Page:
         self.class_name = {i: n for n, i in names.classes.items()}
         self.named = {}       # rp -> (uuid, name, parent uuid, root id)
         self.tree_rows = {}   # page root -> its providers in tree order
+        self.entry_anchors = {}   # (rp, in_tree root) -> anchors (why._entry_anchors)
 
     # --- orchestration ---------------------------------------------------------------
 
-    def run(self):
+    def run(self, shown=None):
+        """The "trees" list. `shown`: the roots whose explanation is shown in full (None:
+        every tree); a tree that fits and is not shown is only said to fit (the
+        cloud-wide summary counts it, nothing more), so why some of its providers take
+        no part is not worked out."""
         if not self.root_ids:
             return []
         evaluation, groups, query = self.evaluation, self.groups, self.query
@@ -62,12 +67,24 @@ class Page:
                 self._count(out, streams[root], pending)
             found.append(out)
         self._resolve_sharing([t for t in found if not t.fits], streams, pending)
+        trees = []
+        self.found = {}
         for out in found:
+            whole = shown is None or out.root in shown
+            if out.fits and not whole:
+                trees.append(out.fitting())
+                continue
             if out.own:
                 why.explain_providers(self, out)
             else:
                 why.explain_tree(self, out)
-        return [out.as_dict() for out in found]
+            trees.append(out.as_dict() if whole else out.summary())
+            self.found[trees[-1]["root"]["uuid"]] = out
+        return trees
+
+    def whole(self, tree):
+        """The full explanation of a tree run() gave in part (Tree.summary)."""
+        return self.found[tree["root"]["uuid"]].as_dict()
 
     def _load_names(self, rows):
         """Keep named_providers rows: rp -> (uuid, name, parent uuid, root id), and the
@@ -196,6 +213,21 @@ class Tree:
 
     def reason_count(self):
         return len(self.reasons) + sum(len(found) for found in self.by_provider.values())
+
+    def fitting(self):
+        """What the cloud-wide summary needs of a tree that fits and is not shown."""
+        uuid, name = self.explainer.named[self.root][:2]
+        return {"root": {"uuid": uuid, "name": name}, "fits": True}
+
+    def summary(self):
+        """What the cloud-wide summary needs of a tree that does not fit and is not
+        shown: its reasons, and only the providers that have some (Page.whole gives
+        the rest when it is one of the closest)."""
+        named = self.explainer.named
+        uuid, name = named[self.root][:2]
+        return {"root": {"uuid": uuid, "name": name}, "fits": False, "reasons": self.reasons,
+                "providers": [{"uuid": named[rp][0], "reasons": found}
+                              for rp, found in self.by_provider.items() if found]}
 
     def as_dict(self):
         explainer = self.explainer

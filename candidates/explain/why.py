@@ -120,7 +120,7 @@ def _unsuffixed(page, out, index):
     with_inventory = [0] * len(group.amounts)
     able = []   # providers with inventory of one of the group's classes
     for rp in _considered(page, root, index):
-        if root not in candidate_set.entry_anchors(rp, facts, tree_root):
+        if root not in _entry_anchors(page, rp, tree_root):
             continue
         found, fitting = [], []
         for i, (rc, n) in enumerate(group.amounts):
@@ -147,6 +147,17 @@ def _unsuffixed(page, out, index):
         _required_traits(page, out, index, entries, able)
 
 
+def _entry_anchors(page, rp, tree_root):
+    """candidate_set.entry_anchors as a set, worked out once a page: a sharing provider
+    is considered for every tree it serves, and its anchors are every such tree."""
+    key = (rp, tree_root)
+    found = page.entry_anchors.get(key)
+    if found is None:
+        found = page.entry_anchors[key] = frozenset(
+            candidate_set.entry_anchors(rp, page.facts, tree_root))
+    return found
+
+
 def _required_traits(page, out, index, entries, able):
     """§4.2: the chosen providers' traits together must hold every required set. With an
     entry for every class, the suppliers are those entries; without, every provider
@@ -163,8 +174,9 @@ def _required_traits(page, out, index, entries, able):
             missing = True
             if complete:
                 out.reasons.append(reasons.traits_not_together("", asked_set, supplier_names))
+            lacking = reasons.missing_trait("", asked_set)   # one reason, said of each
             for rp in suppliers:
-                out.add(rp, [reasons.missing_trait("", asked_set)])
+                out.add(rp, [lacking])
     if complete and not missing:
         out.reasons.append(reasons.no_choice_has_traits("", supplier_names))
 

@@ -73,10 +73,13 @@ class Scope:
     Scope.tree(root_id), Scope.trees(root_ids), Scope.providers(ids).
     """
 
-    __slots__ = ("kind", "lo", "hi", "ids")
+    __slots__ = ("kind", "lo", "hi", "ids", "_roots")
 
     def __init__(self, kind, lo=None, hi=None, ids=()):
         self.kind, self.lo, self.hi, self.ids = kind, lo, hi, tuple(ids)
+        # holds_root is asked once per provider and anchor: a set, not a scan of the
+        # ids (the cloud-wide why-not holds every root of the cloud)
+        self._roots = frozenset(self.ids) if kind == "roots" else frozenset()
 
     @classmethod
     def everything(cls):
@@ -109,7 +112,7 @@ class Scope:
         if self.kind == "range":
             return self.lo <= root_id < self.hi
         if self.kind == "roots":
-            return root_id in self.ids
+            return root_id in self._roots
         return False
 
     def where(self, alias="rp"):

@@ -61,7 +61,7 @@ def test_a_whole_host_moves_in_one_write_and_the_shared_disk_stays(client, hosts
     row = client.get(url).context["rows"][0]
     response = client.post(reverse("ui:consumer-move-tree", args=[vm.uuid]), {
         "source_root": a.uuid, "target_root": b.uuid, "consumer_generation": vm.generation,
-        "generations": row["generations"]}, follow=True)
+        "generations": dict(row["move_fields"])["generations"]}, follow=True)
     messages = [str(m) for m in response.context["messages"]]
     assert messages[0].startswith(f"Moved consumer {vm.uuid} from host-a to host-b in one write:")
     assert held(vm) == [("host-b", "MEMORY_MB", 2048), ("host-b-numa0", "VCPU", 6),
@@ -78,7 +78,7 @@ def test_a_stale_page_moves_nothing(client, hosts):
     before = held(vm)
     response = client.post(reverse("ui:consumer-move-tree", args=[vm.uuid]), {
         "source_root": a.uuid, "target_root": b.uuid, "consumer_generation": vm.generation,
-        "generations": row["generations"]}, follow=True)
+        "generations": dict(row["move_fields"])["generations"]}, follow=True)
     assert "changed by someone else" in str(list(response.context["messages"])[0])
     assert held(vm) == before
 
@@ -127,3 +127,80 @@ def test_add_beyond_capacity_is_refused_with_the_services_message(client, hosts)
         "resource_class": "MEMORY_MB", "amount": "5000"}, follow=True)
     assert str(list(response.context["messages"])[0]).startswith("Not added:")
     assert held(vm) == before
+
+
+def messages_after(response):
+    return [str(m) for m in response.context["messages"]]
+
+
+def picker(client, vm, root):
+    return client.get(reverse("ui:consumer-move-tree-target", args=[vm.uuid]), {"root": root},
+                      follow=True)
+
+
+def test_the_picker_takes_the_host_by_name_or_by_any_provider_of_its_tree(client, hosts):
+    """The picker said the consumer held nothing "on that host" when the host was named,
+    or given by one of its NUMA nodes, though everything was there."""
+    vm = hosts["vm"]
+    for given in ("host-a", hosts["host-a-numa0"].uuid, " host-a-numa1 "):
+        response = picker(client, vm, given)
+        assert response.context["source"].name == "host-a", given
+        assert [row["root"].name for row in response.context["rows"]] == ["host-b", "host-c"]
+
+
+def test_the_picker_says_what_is_true_of_a_host_without_the_consumer(client, hosts):
+    vm = hosts["vm"]
+    elsewhere = picker(client, vm, "host-b")
+    assert elsewhere.redirect_chain == [(reverse("ui:consumer", args=[vm.uuid]), 302)]
+    assert messages_after(elsewhere) == [
+        f"Consumer {vm.uuid} holds nothing in the tree of host-b; it holds allocations in "
+        "the trees of host-a, shared-disk."]
+    nowhere = picker(client, vm, "nowhere")
+    assert messages_after(nowhere) == [
+        "Not shown: No resource provider is named or has the uuid “nowhere”."]
+    blank = picker(client, vm, "")
+    assert messages_after(blank) == ["Not shown: Choose the host to move everything off."]
+
+
+def post_tree_move(client, vm, source, target):
+    return client.post(reverse("ui:consumer-move-tree", args=[vm.uuid]), {
+        "source_root": source, "target_root": target, "consumer_generation": vm.generation,
+        "generations": ""}, follow=True)
+
+
+def test_a_move_from_a_provider_below_the_host_moves_the_tree(client, hosts):
+    """A source given by one of the host's NUMA nodes was "a resource provider that
+    does not exist"; it names the tree, as the picker takes it."""
+    vm, b = hosts["vm"], hosts["host-b"]
+    response = post_tree_move(client, vm, hosts["host-a-numa0"].uuid, b.uuid)
+    assert messages_after(response)[0].startswith(f"Moved consumer {vm.uuid} ")
+    assert held(vm) == [("host-b", "MEMORY_MB", 2048), ("host-b-numa0", "VCPU", 6),
+                        ("shared-disk", "DISK_GB", 10)]
+
+
+def test_move_refusals_say_what_is_true(client, hosts):
+    vm, a, b, c = hosts["vm"], hosts["host-a"], hosts["host-b"], hosts["host-c"]
+    before = held(vm)
+    # the consumer holds allocations, only not in host-b's tree (was "No allocations for
+    # consumer")
+    assert messages_after(post_tree_move(client, vm, b.uuid, c.uuid)) == [
+        f"Not moved: Consumer {vm.uuid} holds nothing in the tree of resource provider "
+        "host-b."]
+    missing = "0b1c2d3e-0000-4000-8000-000000000000"
+    assert messages_after(post_tree_move(client, vm, a.uuid, missing)) == [
+        f"Not moved: No resource provider is named or has the uuid “{missing}”."]
+    assert messages_after(post_tree_move(client, vm, hosts["host-a-numa1"].uuid, a.uuid)) == [
+        "Not moved: The allocations are already in the tree of resource provider host-a: "
+        "choose another host."]
+    assert held(vm) == before
+
+
+def test_the_allocation_picker_takes_the_provider_by_name_and_says_what_is_held(client, hosts):
+    vm = hosts["vm"]
+    url = reverse("ui:consumer-move-target", args=[vm.uuid])
+    by_name = client.get(url, {"provider": "host-a-numa0", "resource_class": "VCPU"})
+    assert by_name.status_code == 200
+    assert by_name.context["allocation"].provider.name == "host-a-numa0"
+    wrong_class = client.get(url, {"provider": "host-a", "resource_class": "VCPU"}, follow=True)
+    assert messages_after(wrong_class) == [
+        f"Consumer {vm.uuid} holds no VCPU on host-a, only MEMORY_MB=2,048."]
