@@ -161,10 +161,11 @@ def _served(options, cases, out):
             for target in targets:
                 cloud.wipe_over_api(target)
                 cloud.build_over_api(plan, target)
-            for sender in [send] + ([other] if vs else []):
-                _settle_topology(sender, case.query + "&limit=1")
+            unsettled = [send] + ([other] if vs else [])
         query = case.query + (f"&limit={case.limit}" if case.limit else "")
         try:
+            while unsettled:   # in the try: Placement may not answer even limit=1 in time
+                _settle_topology(unsettled.pop(), case.query + "&limit=1")
             started = time.perf_counter()
             status, found = send(query)
             first = (time.perf_counter() - started) * 1000
