@@ -15,9 +15,10 @@ from tests.faults.ledger import Load, check, make_providers, report
 
 def test_kill_workers(serve, database, fresh):
     """kill -9 of a worker mid-request: its clients are told the outcome is unknown
-    (503), never a replayed write's answer; gunicorn starts a new worker."""
+    (503), or see an answer it had begun cut off, never a replayed write's answer;
+    gunicorn starts a new worker."""
     server = serve()
-    with Load(server, make_providers(server)) as load:
+    with Load(server, make_providers(server), cut_off=True) as load:
         for _ in range(3):
             load.run_for(1.5)
             os.kill(server.worker_pids()[0], signal.SIGKILL)
