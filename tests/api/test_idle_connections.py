@@ -13,10 +13,11 @@ import time
 import pytest
 from django.db import connection
 
+from tests.api.test_live_server import PORT as LIVE_SERVER_PORT
 from tests.api.test_live_server import ROOT, server_database, server_environ
 from tests.http import send, wait_for_port
 
-PORT = 18412  # this project's test port range, next to test_live_server's
+PORT = LIVE_SERVER_PORT + 1   # next to test_live_server's, per database
 
 pytestmark = pytest.mark.skipif(connection.vendor not in ("postgresql", "mysql"),
                                 reason="only PostgreSQL and MySQL connections are pooled")
