@@ -2,7 +2,6 @@
 summed over the workers whichever worker answers the scrape) and JSON request logs."""
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.http import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 PORTS = range(18710, 18730)  # this test's share of the ops port range
 HEADERS = {"X-Auth-Token": "admin", "OpenStack-API-Version": "placement latest",
@@ -21,14 +22,10 @@ HEADERS = {"X-Auth-Token": "admin", "OpenStack-API-Version": "placement latest",
 
 
 def _free_port():
-    for port in PORTS:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    pytest.skip("no free port in 18710-18729")
+    try:
+        return free_port(PORTS)
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="module")
