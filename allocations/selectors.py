@@ -300,8 +300,9 @@ def tree_root_id(name_or_uuid):
 def tree_root(name_or_uuid):
     """The root (a ResourceProvider) of the tree of the provider with that uuid or name,
     or None; one query."""
+    # uuid and name are each unique: no LIMIT in the subquery, which MariaDB refuses in IN
     return ResourceProvider.objects.filter(
-        id__in=_named_or_uuid(name_or_uuid).values("root_id")[:1]).first()
+        id__in=_named_or_uuid(name_or_uuid).values("root_id")).first()
 
 
 def held_root_names(*, consumer_id):
