@@ -72,8 +72,9 @@ class Facts:
     (capacity.inventory_groups pairs) of the requested classes, or of every class when
     every_class; trait_names: rows (rp, trait name) of every trait of the batch's
     providers, when the loader read them with the links (else None); loaded_rows:
-    capacity.inventories rows of the requested classes, when the loader was asked to
-    keep them (the explainer's numbers).
+    {(rp, rc): (used, total, reserved, allocation_ratio, min_unit, max_unit, step_size)}
+    of the requested classes, when the loader was asked to keep them (the explainer's
+    numbers).
     """
 
     holds_root: object
@@ -90,7 +91,7 @@ class Facts:
     inventory_groups: list = None   # capacity.inventory_groups of the batch's trees
     every_class: bool = False       # inventory_groups holds every class, not only the requested
     trait_names: list = None        # rows (rp, trait name) of every provider read, when read
-    loaded_rows: list = None      # every inventory row read, when the loader kept them
+    loaded_rows: dict = None      # every inventory row read, when the loader kept them
 
     def anchors(self, rp):
         """Anchors in this batch a provider may serve: its root, plus more if sharing."""

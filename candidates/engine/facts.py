@@ -23,7 +23,7 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_cla
     traits: its summaries may show a few providers of many."""
     facts = candidate_set.Facts(holds_root=scope.holds_root)
     if keep_rows:
-        facts.loaded_rows = []
+        facts.loaded_rows = {}
     amounts = {key for group in groups for key in group.amounts}
     trait_ids = set(evaluation.root_required | evaluation.root_forbidden)
     sharing_ids = evaluation.sharing
@@ -57,7 +57,7 @@ def load_facts(scope, groups, evaluation, keep_rows=False, by_id=True, every_cla
             facts.inventory_groups = read
             facts.every_class = every
         if keep_rows:
-            facts.loaded_rows.extend(capacity.rows_of(read))
+            facts.loaded_rows.update(capacity.rows_by_key(read))
         for key, rps in capacity.fitting_groups(amounts, read).items():
             fits.setdefault(key, []).extend(rps)
         if want_inventory:

@@ -2,6 +2,8 @@
 candidates for the page's anchors, counted; whether each tree fits; sharing providers
 looked for in the candidates of other trees. why.py then says why a tree does not fit.
 """
+import weakref
+
 from candidates import candidate_set, combine, engine
 from candidates.explain import why
 from candidates.sql import Scope, aggregates as agg_sql, trees as trees_sql
@@ -42,7 +44,7 @@ class Page:
         self.partials = [candidate_set.group_partials(g, facts, self.root_ok) for g in groups]
         self.filters = [candidate_set.group_filters(g, facts) for g in groups]
         self.fit_sets = {key: set(rps) for key, rps in facts.fits.items()}
-        self.rows = {(row[0], row[1]): row[2:] for row in facts.loaded_rows}
+        self.rows = facts.loaded_rows
         self.rejected = {}
         streams = dict(combine.anchor_streams(
             groups, self.partials, facts, query.isolate, query.same_subtree,
@@ -192,7 +194,9 @@ class Tree:
     """What the explainer found about one tree of the page."""
 
     def __init__(self, explainer, root):
-        self.explainer = explainer
+        # the page keeps its trees (Page.found): a proxy, not a cycle, so that the page
+        # and everything it read are freed when the answer is made, not by the collector
+        self.explainer = weakref.proxy(explainer)
         self.root = root
         self.own = False        # a candidate built around it uses its own providers
         self.fits = False       # own, or its sharing providers serve other trees

@@ -108,7 +108,7 @@ def _resourceless(page, out, index):
 def _unsuffixed(page, out, index):
     """§4.2: per class an eligible entry, then the traits of the chosen ones."""
     group, asked = page.groups[index], page.query.groups[index]
-    facts, filters, root = page.facts, page.filters[index], out.root
+    facts, filters, root, rows = page.facts, page.filters[index], out.root, page.rows
     tree_root = group.in_tree_root
     if tree_root is not None and tree_root != root:
         out.reasons.append(reasons.outside_in_tree("", asked.in_tree))
@@ -122,13 +122,14 @@ def _unsuffixed(page, out, index):
     for rp in _considered(page, root, index):
         if root not in _entry_anchors(page, rp, tree_root):
             continue
-        found, fitting = [], []
+        found, fitting, holds_some = [], [], False
         for i, (rc, n) in enumerate(group.amounts):
-            if (rp, rc) in page.rows:
+            if (rp, rc) in rows:
                 with_inventory[i] += 1
+                holds_some = True
             if rp in page.fit_sets.get((rc, n), ()):
                 fitting.append(i)
-        if any((rp, rc) in page.rows for rc, _ in group.amounts):
+        if holds_some:
             able.append(rp)
         found += _misfits(page, rp, index, report_missing=False)
         if fitting:

@@ -74,6 +74,17 @@ def rows_of(groups):
     return [(rp,) + key for key, providers in groups for rp in providers]
 
 
+def rows_by_key(groups):
+    """inventory_groups() -> {(rp_id, rc_id): (used, total, ...)}, one tuple per group
+    shared by its providers."""
+    found = {}
+    for key, providers in groups:
+        rc, shown = key[0], tuple(key[1:])
+        for rp in providers:
+            found[(rp, rc)] = shown
+    return found
+
+
 def grouped(rows):
     """Rows (rp_id, rc_id, used, ...) -> [(InventoryKey of the rest, [rp_id, ...])]."""
     groups = {}

@@ -24,6 +24,7 @@ from candidates.ui.pages import _params, page_url, query_size, refusal
 from foundation.api.microversion import Version
 from foundation.domain_errors import DomainError
 from foundation.front_door import fits_in_link
+from foundation.ops import collector
 from foundation.ui.links import row_url
 
 
@@ -60,6 +61,7 @@ def _form_error(form):
 
 @staff_member_required
 @require_http_methods(["GET", "POST"])
+@collector.paused()   # large answers of small objects, none in a cycle
 def why_not(request):
     """The explainer's page: a form, then per tree and per provider what excludes it.
     A refused query shows Placement's status, message and code in the page, which
@@ -151,6 +153,7 @@ def _tree_cards(trees, collapsed=False):
 
 @staff_member_required
 @require_http_methods(["GET", "POST"])
+@collector.paused()   # large answers of small objects, none in a cycle
 def why_not_json(request):
     """The explanation as JSON for scripts (shape: candidates.explain's docstring), plus
     the query and version. Parameters: q, version, and optionally page, per_page (up to

@@ -11,7 +11,8 @@ some 110,000 objects before the first request.
   move out of the collector's reach (gc.freeze), so a full collection walks only what
   requests are building. GET /resource_providers at 7,000 providers: medians that swung
   between ~50 and ~100 ms and spikes of 110-125 ms, steady at ~50 ms with spikes of 65-70.
-- paused(): around a request that builds a large answer (allocation candidates), the
+- paused(): around a request that builds a large answer (allocation candidates, the
+  operator UI's candidates explorer and "why not?"), the
   collector does not run at all.
 """
 import gc
