@@ -62,3 +62,18 @@ def test_refuses_a_database_with_providers(bench):
     make_provider("existing")
     with pytest.raises(BenchError, match="providers exist"):
         bench("ui", "--providers", 20, "--repeat", 1)
+
+
+def test_an_unmigrated_database_is_named_in_one_line(tmp_path):
+    """A new database: say to migrate it, not a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'empty.sqlite3'}")
+    done = subprocess.run([sys.executable, "-m", "bench", "ui", "--providers", "20"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "python -m bench: error: cannot read the providers table (OperationalError); "
+        "migrate the database first: python manage.py migrate"]
