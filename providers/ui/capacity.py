@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
+from django.utils.html import conditional_escape
 from django.views.decorators.http import require_GET
 
 from providers.selectors import capacity as selectors
@@ -26,7 +27,12 @@ from foundation.ui.numbers import number, percent
 from providers.ui.tree_layout import usage_bar
 
 TABLE_ROWS = 50
-HEAT_CELLS = 800   # cells a page of the heat map ("map" pages): the page stays < 200 KiB
+# A page of the heat map ("map" pages) holds at most HEAT_CELLS cells and HEAT_BYTES of
+# their HTML: long names, or many classes a provider, make fewer cells a page, so that
+# the whole page stays under 200 KiB.
+HEAT_CELLS = 800
+HEAT_BYTES = 120 * 1024
+CELL_MARKUP = 110   # a cell's HTML besides its label: the link, the class, tabindex
 # the table's orders: (value of ?sort=, what a column header says it does)
 TABLE_SORTS = {"-usage": "fullest first", "usage": "emptiest first", "name": "by name"}
 OVER_CAPACITY = "over capacity"
@@ -39,6 +45,38 @@ def _cell_label(cell):
              for row in cell.rows]
     flag = f", {OVER_CAPACITY}" if cell.over else ""
     return f"{cell.name}: {', '.join(parts)}{flag}"
+
+
+class MapPage:
+    """One page of the heat map's cells (_map_page): its number, its slice, and what
+    the pager says."""
+
+    def __init__(self, number, starts, count):
+        self.number, self.pages, self.count = number, len(starts), count
+        self.start = starts[number - 1]
+        self.end = starts[number] if number < len(starts) else count
+        self.has_previous, self.has_next = number > 1, number < len(starts)
+        self.previous_page_number, self.next_page_number = number - 1, number + 1
+        self.start_index, self.end_index = self.start + 1, self.end
+
+
+def _map_page(labels, asked):
+    """The heat map's page `asked` (a page number as given; a bad or missing one is the
+    first, one past the end the last) of cells whose escaped labels are `labels`: the
+    cells are cut into pages of at most HEAT_CELLS cells and HEAT_BYTES of HTML."""
+    starts, size = [0], 0
+    for index, label in enumerate(labels):
+        cost = CELL_MARKUP + len(label.encode())
+        if index > starts[-1] and (index - starts[-1] == HEAT_CELLS
+                                   or size + cost > HEAT_BYTES):
+            starts.append(index)
+            size = 0
+        size += cost
+    try:
+        number = int(asked)
+    except (TypeError, ValueError):
+        number = 1
+    return MapPage(max(1, min(number, len(starts))), starts, len(labels))
 
 
 def _heat_css(step):
@@ -95,7 +133,8 @@ def capacity(request):
     if chosen not in names:
         chosen = None
     cells = selectors.heat_cells(usages, chosen)
-    heat_page = Paginator(cells, HEAT_CELLS).get_page(request.GET.get("map"))
+    labels = [conditional_escape(_cell_label(cell)) for cell in cells]
+    heat_page = _map_page(labels, request.GET.get("map"))
     return render(request, "ui/capacity.html", {
         "classes": [{"row": c, "bar": usage_bar(c.resource_class, c.used, c.capacity)}
                     for c in classes],
@@ -103,8 +142,8 @@ def capacity(request):
         "chosen": chosen,
         "cells": cells,
         "heat_page": heat_page,
-        "heatmap": [(cell.uuid, _heat_css(cell.step), _cell_label(cell))
-                    for cell in heat_page.object_list],
+        "heatmap": [(cell.uuid, _heat_css(cell.step), label) for cell, label in zip(
+            cells[heat_page.start:heat_page.end], labels[heat_page.start:heat_page.end])],
         "heat_query": urlencode([("rc", chosen)] if chosen else []),
         "legend": _legend(),
         "over_cells": sum(cell.over for cell in cells),

@@ -6,6 +6,7 @@ the table. Moving an allocation (item 4): a searchable picker of the providers w
 room, not a capped list."""
 import csv
 import io
+import re
 
 import pytest
 from django.urls import reverse
@@ -303,3 +304,34 @@ def test_room_order_of_a_limited_answer_with_sharing_providers(client, cloud):
     # 1,500 of a host's 2,000 GB leaves 25%; of a sharing disk's 100,000 (3,000 used)
     # 95.5%, less than any host's VCPU leaves
     assert rooms[0] == 25 and rooms[-1] == 96
+
+
+def test_heat_map_pages_are_cut_by_size_and_hold_every_provider_once(client, cloud):
+    """800 cells of long names and two classes each made a capacity page over 200 KiB:
+    a page of the map holds at most 800 cells and a size budget of their HTML."""
+    from django.db.models import Value
+    from django.db.models.functions import Concat
+
+    from providers.models import ResourceProvider
+
+    ResourceProvider.objects.update(name=Concat(Value("rack-" + "r" * 140 + "-"), "uuid"))
+    seen, sizes, counts, url = [], [], [], reverse("ui:capacity")
+    page = 1
+    while True:
+        response = client.get(url, {"map": page})
+        assert response.status_code == 200
+        body = response.content.decode()
+        grid = body.split('<div class="heatmap"')[1].split("</div>")[0]
+        cells = re.findall(r'<a href="/ui/providers/([0-9a-f-]{36})/"', grid)
+        seen += cells
+        sizes.append(len(response.content))
+        counts.append(len(cells))
+        if "next →" not in body.split('aria-label="heat map pages"')[1].split("</nav>")[0]:
+            break
+        page += 1
+    assert sorted(seen) == sorted(str(u) for u in ResourceProvider.objects.values_list(
+        "uuid", flat=True))
+    assert max(sizes) < 200 * 1024 and max(counts) < 800
+    last = client.get(url, {"map": page + 5})   # past the end: the last page
+    assert last.context["heat_page"].number == page
+    assert client.get(url, {"map": "x"}).context["heat_page"].number == 1
