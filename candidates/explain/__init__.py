@@ -70,7 +70,7 @@ from candidates.explain import reasons
 from candidates.explain.cloud import summarize
 from candidates.explain.page import Page
 from candidates.resolve import resolve
-from candidates.sql import trees as trees_sql
+from candidates.sql import topology, trees as trees_sql
 
 PER_PAGE = 20
 MAX_PER_PAGE = 100
@@ -92,7 +92,15 @@ def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1, c
     hosts); the page's trees are then a slice of them.
     Raises InvalidCandidatesQuery as GET /allocation_candidates does (unknown names, in §3.6
     order) and UnknownTree.
+
+    The topology is read as the engine reads it for the API: from this process's
+    snapshot when it is current (candidates.sql.topology), else from the database.
     """
+    with topology.in_use():
+        return _explain(query, page, per_page, tree, max_candidates, cloud)
+
+
+def _explain(query, page, per_page, tree, max_candidates, cloud):
     per_page = max(1, min(int(per_page), MAX_PER_PAGE))
     names = resolve(query)
     evaluation, stopped = engine.evaluate(query, names)
@@ -129,7 +137,7 @@ def explain(query, *, page=1, per_page=PER_PAGE, tree=None, max_candidates=-1, c
     answer = {"reasons": notes, "page": info}
     if cloud and tree is None:
         every_root = trees_sql.roots_by_name(0, total)
-        explainer = Page(evaluation, every_root)
+        explainer = Page(evaluation, every_root, every_tree=True)
         everything = explainer.run(shown=set(every_root[(page - 1) * per_page:page * per_page]))
         answer["cloud"] = summarize(everything, whole=explainer.whole)
         found = everything[(page - 1) * per_page:page * per_page]

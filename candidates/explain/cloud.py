@@ -22,12 +22,13 @@ def summarize(trees, *, closest=CLOSEST, whole=lambda tree: tree):
     trees, providers)], "closest": [tree, providers collapsed, + "shortfall"]}, each
     closest tree's full explanation being whole(tree). Pure."""
     counts, fitting, near = {}, 0, []
+    label = _labeller()
     for tree in trees:
         if tree["fits"]:
             fitting += 1
             continue
-        _count(tree, counts)
-        key = closeness(tree)
+        _count(tree, counts, label)
+        key = closeness(tree, label)
         if len(near) < closest or key < near[-1][0]:
             bisect.insort(near, (key, tree["root"]["uuid"], tree))
             del near[closest:]
@@ -42,7 +43,21 @@ def summarize(trees, *, closest=CLOSEST, whole=lambda tree: tree):
             "closest": chosen}
 
 
-def closeness(tree):
+def _labeller():
+    """reasons.summary_label, worked out once per reason: the explainer says one reason
+    of many providers (a missing trait, an aggregate), as one object; the reasons stay
+    alive while summarize() runs, so their ids name them."""
+    labels = {}
+
+    def label(reason):
+        found = labels.get(id(reason))
+        if found is None:
+            found = labels[id(reason)] = reasons.summary_label(reason)
+        return found
+    return label
+
+
+def closeness(tree, label=reasons.summary_label):
     """How far an excluded tree is from fitting, smallest first: (kinds of reason that
     no amount of free room would cure, the share of each requested amount missing on the
     tree's best provider summed over the classes short of room, the name).
@@ -61,18 +76,18 @@ def closeness(tree):
             short.setdefault((reason["group"], details["resource_class"]), 1.0)
         elif kind != reasons.NO_PROVIDER or not any(
                 r["kind"] == reasons.CAPACITY for p in tree["providers"] for r in p["reasons"]):
-            hard.add(reasons.summary_label(reason))
+            hard.add(label(reason))
     return (len(hard), round(sum(short.values()), 6), tree["root"]["name"])
 
 
-def _count(tree, counts):
+def _count(tree, counts, label):
     """Count the tree's reasons into `counts` ({label: [root uuids, provider uuids]})."""
     root = tree["root"]["uuid"]
     for reason in tree["reasons"]:
-        counts.setdefault(reasons.summary_label(reason), [set(), set()])[0].add(root)
+        counts.setdefault(label(reason), [set(), set()])[0].add(root)
     for provider in tree["providers"]:
         for reason in provider["reasons"]:
-            seen = counts.setdefault(reasons.summary_label(reason), [set(), set()])
+            seen = counts.setdefault(label(reason), [set(), set()])
             seen[0].add(root)
             seen[1].add(provider["uuid"])
 

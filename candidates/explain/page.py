@@ -15,7 +15,10 @@ KEPT_PER_KIND = 50        # refused combinations remembered per tree and kind
 class Page:
     """One page of trees under one Evaluation; run() -> the "trees" list."""
 
-    def __init__(self, evaluation, root_ids):
+    def __init__(self, evaluation, root_ids, every_tree=False):
+        """every_tree: root_ids are every root of the cloud (no other tree's candidates
+        can use a sharing provider of theirs)."""
+        self.every_tree = every_tree
         self.evaluation = evaluation
         self.query = evaluation.query
         self.groups = evaluation.groups()
@@ -27,6 +30,7 @@ class Page:
         self.named = {}       # rp -> (uuid, name, parent uuid, root id)
         self.tree_rows = {}   # page root -> its providers in tree order
         self.entry_anchors = {}   # (rp, in_tree root) -> anchors (why._entry_anchors)
+        self.shared_reasons = {}  # one reason said of many providers (why._not_in_aggregate)
 
     # --- orchestration ---------------------------------------------------------------
 
@@ -148,7 +152,7 @@ class Page:
             if not wanted:
                 return
             self._search(stream, anchor, wanted)
-        if not wanted:
+        if not wanted or self.every_tree:
             return
         others = sorted({anchor for _, anchor in agg_sql.sharing_anchor_roots(
             sorted(wanted), Scope.everything())} - set(self.root_ids))

@@ -228,12 +228,24 @@ def _entry_refusal(page, rp, index, refusal, anchor):
         return [reasons.forbidden_trait("", {page.trait_name[t] for t in held})]
     if refusal == candidate_set.NOT_IN_AGGREGATE:
         own_tree = facts.root[rp] == anchor
-        return [reasons.not_in_aggregate("", asked.aggregates.any_of[i], root_too=own_tree)
+        return [_not_in_aggregate(page, index, i, own_tree)
                 for i, members in enumerate(filters.clause_members) if rp not in members]
     if rp in filters.in_f:
         return [reasons.forbidden_aggregate(
             "", _aggregates(page, rp, group.forbidden_aggregates))]
     return []   # the anchor root is in F: said once for the tree
+
+def _not_in_aggregate(page, index, clause, root_too):
+    """reasons.not_in_aggregate of the group's clause, one object said of every provider
+    outside it (thousands of providers on a cloud-wide page)."""
+    key = ("not in aggregate", index, clause, root_too)
+    found = page.shared_reasons.get(key)
+    if found is None:
+        asked = page.query.groups[index]
+        found = page.shared_reasons[key] = reasons.not_in_aggregate(
+            "", asked.aggregates.any_of[clause], root_too=root_too)
+    return found
+
 
 def _aggregates(page, rp, ids):
     return {page.aggregate_uuid[a] for a in page.facts.aggregates.get(rp, ()) & ids}

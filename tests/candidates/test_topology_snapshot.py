@@ -458,3 +458,47 @@ def test_a_provider_unknown_to_a_stale_snapshot_is_read_again(committed_api, set
         response = api.get("/allocation_candidates?" + query)
         assert response.status_code == 200, response.content
         assert len(response.json()["allocation_requests"]) == (1 if "limit" in query else 2)
+
+
+# --- the operator UI's "why not?" reads the topology as the API does -----------------------
+
+def _why_not(client, q, cloud_wide):
+    """The why-not page's cloud-wide answer (or the JSON's page of trees), and how many
+    of its statements read the engine's topology: every topology table but the
+    providers' own, which the explainer pages and names trees from."""
+    from django.urls import reverse
+
+    url = reverse("ui:why-not") if cloud_wide else reverse("ui:why-not-json")
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url, {"q": q, "version": "1.39"})
+    assert response.status_code == 200, response.content
+    engine_tables = set(TOPOLOGY_TABLES) - {"resource_providers"}
+    reads = [query["sql"] for query in queries.captured_queries
+             if engine_tables & set(query["sql"].replace(",", " ").split())]
+    found = response.context["explanation"]["cloud"] if cloud_wide else response.json()
+    return found, len(reads)
+
+
+@pytest.mark.parametrize("cloud_wide", [True, False], ids=["page", "json"])
+def test_why_not_answers_from_the_snapshot_and_follows_a_change_at_once(
+        committed_api, settings, cloud_wide):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    settings.PLACEMENT_TOPOLOGY_SETTLE_SECONDS = 0
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("op", "op@example.invalid"))
+    api, q = committed_api, "resources=VCPU:1&required=CUSTOM_GOLD"
+    cn = _host(api)
+    first, reads = _why_not(client, q, cloud_wide)   # from the database, loading the snapshot
+    assert reads >= 3
+    again, reads = _why_not(client, q, cloud_wide)
+    assert reads == 0 and again == first             # the snapshot, saying the same
+
+    _gild(api, cn)                                   # a change: seen by the next request
+    gilded, _ = _why_not(client, q, cloud_wide)
+    if cloud_wide:
+        assert (first["fitting_trees"], gilded["fitting_trees"]) == (0, 1)
+    else:
+        assert [t["fits"] for t in first["trees"]] == [False]
+        assert [t["fits"] for t in gilded["trees"]] == [True]
