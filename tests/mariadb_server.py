@@ -27,6 +27,18 @@ def why_not():
     return None
 
 
+def root_sql(statement, params=(), **where):
+    """The rows of one statement, run as root (no password) in autocommit on the server
+    `where` names (pymysql.connect's host and port, or unix_socket; and database)."""
+    db = pymysql.connect(user="root", autocommit=True, connect_timeout=5, **where)
+    try:
+        with db.cursor() as cursor:
+            cursor.execute(statement, params)
+            return cursor.fetchall()
+    finally:
+        db.close()
+
+
 class MariaDBServer:
     """One mariadbd: its files under `home`, SQL on 127.0.0.1:port; `settings` are
     added to its [mysqld] section."""
@@ -98,14 +110,7 @@ sync_binlog=0
 
     def sql(self, statement, params=(), database=None):
         """The rows of one statement, run as root over the socket in autocommit."""
-        db = pymysql.connect(unix_socket=str(self.socket), user="root", database=database,
-                             autocommit=True, connect_timeout=5)
-        try:
-            with db.cursor() as cursor:
-                cursor.execute(statement, params)
-                return cursor.fetchall()
-        finally:
-            db.close()
+        return root_sql(statement, params, unix_socket=str(self.socket), database=database)
 
     def url(self, database):
         return f"mysql+pymysql://root@127.0.0.1:{self.port}/{database}?charset=utf8"

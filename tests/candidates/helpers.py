@@ -41,3 +41,16 @@ def get_candidates(api, query, version="1.36", mappings=False, status=200):
 
 def q(value):
     return quote(value, safe="")
+
+
+class Counted(list):
+    """A group's partial candidates that note in `seen` the index of each one the search
+    looks at (by index, as the search reads them)."""
+
+    def __init__(self, items, seen):
+        super().__init__(items)
+        self.seen = seen
+
+    def __getitem__(self, index):
+        self.seen.append(index)
+        return list.__getitem__(self, index)

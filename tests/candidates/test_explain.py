@@ -7,6 +7,7 @@ from candidates import search
 from candidates.exceptions import InvalidCandidatesQuery
 from candidates.request import parse_request
 from foundation.api.microversion import Version
+from tests.candidates.helpers import Counted
 from tests.factories import allocate, make_consumer, make_provider
 
 pytestmark = pytest.mark.django_db
@@ -248,16 +249,8 @@ def test_no_candidate_on_a_wide_device_tree_is_explained_with_bounded_work(db, m
     assert len(judged) == 50 and len(looked_at) <= 250
 
 
-class _Counted(list):
-    """A group's partials that note each one looked at."""
-
-    def __init__(self, items, seen):
-        super().__init__(items)
-        self.seen = seen
-
-    def __getitem__(self, index):
-        self.seen.append(index)
-        return list.__getitem__(self, index)
+class _Counted(Counted):
+    """Counted partials, noted also when iterated (the explainer iterates them)."""
 
     def __iter__(self):
         for index in range(len(self)):

@@ -12,11 +12,11 @@ import tempfile
 import uuid
 from pathlib import Path
 
-import pymysql
 import pytest
 from django.db import connection
 
 from tests.http import send, wait_for_port
+from tests.mariadb_server import root_sql
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE_PORT = 19100
@@ -54,14 +54,8 @@ class Cluster:
                        capture_output=True, text=True, timeout=300)
 
     def sql(self, node, statement, params=()):
-        db = pymysql.connect(host="127.0.0.1", port=BASE_PORT + node, user="root",
-                             database=self.database, autocommit=True)
-        try:
-            with db.cursor() as cursor:
-                cursor.execute(statement, params)
-                return cursor.fetchall()
-        finally:
-            db.close()
+        return root_sql(statement, params, host="127.0.0.1", port=BASE_PORT + node,
+                        database=self.database)
 
     def url(self, node):
         return f"mysql+pymysql://root@127.0.0.1:{BASE_PORT + node}/{self.database}?charset=utf8"
@@ -87,11 +81,7 @@ def cluster():
     galera = Cluster(directory)
     try:
         galera.script("start", directory, str(BASE_PORT))
-        root = pymysql.connect(host="127.0.0.1", port=BASE_PORT + 1, user="root",
-                               autocommit=True)
-        with root.cursor() as cursor:
-            cursor.execute(f"CREATE DATABASE {galera.database}")
-        root.close()
+        root_sql(f"CREATE DATABASE {galera.database}", host="127.0.0.1", port=BASE_PORT + 1)
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
                        cwd=ROOT, check=True, timeout=600,
                        env={**os.environ, "DATABASE_URL": galera.url(1)})

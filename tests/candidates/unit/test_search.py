@@ -11,6 +11,7 @@ import pytest
 
 from candidates import combine, search
 from candidates.candidate_set import Facts, Group, Partial, group_partials
+from tests.candidates.helpers import Counted
 
 SEEDS = range(600)
 
@@ -228,7 +229,7 @@ def test_pci_prefixes_that_overfill_a_device_are_never_extended():
     pushes = []
     plan = search.Plan(groups, facts, (), (), False)
     lists = [per_anchor[1] for per_anchor in partials]
-    counting = [_Counted(items, pushes) for items in lists]
+    counting = [Counted(items, pushes) for items in lists]
     allocations, at = next(search.kept(plan, counting,
                                        lambda allocations, at: (allocations, list(at))))
     assert at == list(range(8))   # group i on device i + 2
@@ -236,18 +237,6 @@ def test_pci_prefixes_that_overfill_a_device_are_never_extended():
     # the plain walk refuses about 340,000 combinations first; the search looks at the
     # partials of the first device and one more per group after it
     assert len(pushes) == sum(range(1, 9))
-
-
-class _Counted(list):
-    """A group's partials that note each one the search looks at."""
-
-    def __init__(self, items, seen):
-        super().__init__(items)
-        self.seen = seen
-
-    def __getitem__(self, index):
-        self.seen.append(index)
-        return list.__getitem__(self, index)
 
 
 @pytest.mark.parametrize("devices, groups", [(8, 9), (16, 17), (40, 41)])
@@ -360,7 +349,7 @@ def test_why_no_candidate_on_a_wide_device_tree_is_bounded_work(isolate):
     lists = [per_anchor[1] for per_anchor in partials]
     judged, pushed = [], []
     judge = combine.judge_for(groups, facts, isolated)
-    counting = [_Counted(items, pushed) for items in lists]
+    counting = [Counted(items, pushed) for items in lists]
     plan = search.Plan(groups, facts, isolated, (), False)
     found = search.refusals(plan, counting,
                             lambda combo: judged.append(combo) or judge(combo), examples=50)
