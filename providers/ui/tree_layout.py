@@ -11,9 +11,10 @@ once (no recursive includes, so a page of hundreds of rows renders quickly):
                            `parent` from index `start`, fetched on demand
     {"kind": "close"}      ends the innermost open subtree
 
-Big trees load progressively: a page renders at most PAGE_BUDGET providers and
-a tree at most CHUNK; where the budget runs out a "more" entry stands for the
-rest (a link to the subtree page; static/ui/providers.js fetches it as an
+Big trees load progressively: a page renders at most PAGE_BUDGET providers, and
+about PAGE_BYTES of their rows' HTML (row_bytes: long names, many traits or classes
+make fewer rows), and a tree at most CHUNK; where a budget runs out a "more" entry
+stands for the rest (a link to the subtree page; static/ui/providers.js fetches it as an
 HTML fragment when it scrolls into view). When the list is filtered, matching
 providers are marked, subtrees holding a match are open and the others are
 closed with their children left to load when opened.
@@ -30,6 +31,11 @@ from foundation.ui.numbers import number, percent, size
 
 CHUNK = 50          # providers rendered per tree, and per fetched fragment
 PAGE_BUDGET = 200   # providers rendered on one page before trees show only their roots
+PAGE_BYTES = 160 * 1024   # and about this much of their rows' HTML: the page < 200 KiB
+
+# What _tree_rows.html writes around a row's names, bars and tags (row_bytes)
+ROW_MARKUP, ROOT_MARKUP, PARENT_MARKUP = 500, 150, 110
+BAR_MARKUP, TOTAL_MARKUP, TAG_MARKUP = 100, 150, 120
 
 
 def usage_bar(rc, used, capacity):
@@ -158,15 +164,32 @@ class Forest:
         return sum(self.size[child["id"]] for child in self.children[parent_id][start:])
 
 
+def row_bytes(entry):
+    """About how many bytes of HTML _tree_rows.html makes of one row entry."""
+    node, name = entry["node"], len(entry["node"]["name"])
+    found = ROW_MARKUP + (3 if entry["short"] else 2) * name + len(entry["short"])
+    if node["level"] == 0:
+        found += ROOT_MARKUP
+    if entry["has_kids"]:
+        found += PARENT_MARKUP
+    for markup, bars in ((BAR_MARKUP, entry["inventories"]), (TOTAL_MARKUP, entry["totals"] or ())):
+        found += sum(markup + 2 * len(bar["rc"]) + len(bar["title"]) + len(bar["label"])
+                     for bar in bars)
+    return found + sum(TAG_MARKUP + 3 * len(tag)
+                       for tag in (*entry["traits"], *entry["aggregates"]))
+
+
 class _Layout:
-    def __init__(self, forest, budget):
+    def __init__(self, forest, budget, bytes_left=PAGE_BYTES):
         self.forest, self.budget, self.entries = forest, budget, []
+        self.bytes_left = bytes_left
 
     def node(self, node):
         forest = self.forest
         entry = forest.row(node)
         self.entries.append(entry)
         self.budget -= 1
+        self.bytes_left -= row_bytes(entry)
         if not entry["has_kids"]:
             return
         # Filtered: a subtree without a match stays closed and loads when opened.
@@ -180,7 +203,7 @@ class _Layout:
     def children(self, parent, start):
         kids = self.forest.children[parent["id"]]
         for index in range(start, len(kids)):
-            if self.budget <= 0:
+            if self.budget <= 0 or self.bytes_left <= 0:
                 self.more(parent, index)
                 return
             self.node(kids[index])
@@ -191,18 +214,19 @@ class _Layout:
                              "count": self.forest.remaining(parent["id"], start)})
 
 
-def layout_trees(forest, roots, page_budget=PAGE_BUDGET, chunk=CHUNK):
+def layout_trees(forest, roots, page_budget=PAGE_BUDGET, chunk=CHUNK, page_bytes=PAGE_BYTES):
     """Entries for whole trees (`roots`: their root nodes, in page order).
 
-    Each tree renders up to `chunk` providers while the page has budget left;
-    once it is spent, a tree shows its root row and a "more" entry.
+    Each tree renders up to `chunk` providers while the page has budget left (rows
+    and bytes); once it is spent, a tree shows its root row and a "more" entry.
     """
     entries = []
     for root in roots:
-        tree_budget = max(1, min(chunk, page_budget))
-        layout = _Layout(forest, tree_budget)
+        tree_budget = max(1, min(chunk, page_budget)) if page_bytes > 0 else 1
+        layout = _Layout(forest, tree_budget, page_bytes)
         layout.node(root)
         page_budget -= tree_budget - layout.budget
+        page_bytes = layout.bytes_left
         entries.extend(layout.entries)
     return entries
 

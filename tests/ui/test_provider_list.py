@@ -385,6 +385,26 @@ def test_the_page_budget_leaves_later_trees_to_load(client, db):
     assert len(names) == 300
 
 
+def test_long_names_and_many_traits_make_fewer_rows_not_a_bigger_page(client, db):
+    """200 rows a page (four trees of 50) of 150-character names with eight traits
+    each made a page of about 500 KiB: the page's rows also have a size budget; what
+    it leaves out loads from the "more" links, every provider once."""
+    from providers.models import ResourceProvider
+
+    traits = [f"CUSTOM_A_RATHER_LONG_TRAIT_NAME_{i}" for i in range(8)]
+    for t in range(5):
+        root = make_provider(f"{'rack-' * 30}{t}", traits=traits)
+        for c in range(40):
+            make_provider(f"{'rack-' * 30}{t}-node{c:02d}", parent=root, traits=traits,
+                          inventory={"VCPU": 8})
+    response = ui_list(client, "")
+    assert len(response.content) < 200 * 1024
+    shown = len(nodes(response))
+    assert 5 <= shown < 200
+    names = follow_more_links(client, response.context["entries"], [])
+    assert sorted(names) == sorted(ResourceProvider.objects.values_list("name", flat=True))
+
+
 def test_the_subtree_page_works_without_javascript(client, big_tree):
     socket = big_tree.get_children().get(name="big-s1")
     response = client.get(reverse("ui:provider-subtree", args=[socket.uuid]), {"start": 10})
