@@ -47,10 +47,10 @@ from providers.models import ResourceProvider
 from foundation.ui.links import row_url
 
 PER_PAGE = 50   # candidates per page of the explorer
-# The raw response of a page shows inline up to this many allocation requests and
-# provider summaries; a larger one (a page of big trees: hundreds of summaries, most of
-# the page's weight) only when asked for (raw=1).
-RAW_INLINE_UP_TO = 200
+# The raw response of a page shows inline up to this many bytes; a larger one (a page of
+# big trees: hundreds of summaries, most of the page's weight) only when asked for
+# (raw=1), so that the page stays under 200 KiB.
+RAW_INLINE_UP_TO = 32 * 1024
 
 
 def raw_json(body):
@@ -63,11 +63,10 @@ def raw_json(body):
 
 
 def _raw(body, asked):
-    """raw_json(body) if asked for or small enough to show inline (RAW_INLINE_UP_TO),
-    else None."""
-    entries = (len(body.get("allocation_requests") or ())
-               + len(body.get("provider_summaries") or ()))
-    return raw_json(body) if asked or entries <= RAW_INLINE_UP_TO else None
+    """raw_json(body) if asked for or small enough to show inline (RAW_INLINE_UP_TO
+    bytes), else None."""
+    shown = raw_json(body)
+    return shown if asked or len(shown.encode()) <= RAW_INLINE_UP_TO else None
 
 
 def refusal(exc, version):

@@ -518,7 +518,8 @@ def test_a_page_shows_the_summaries_its_candidates_use_and_raw_json_when_small(
                                                                   "cn2"]
     assert context["unused_summaries"] == 1
     assert context["raw"] is not None   # 3 requests + 4 summaries
-    monkeypatch.setattr(pages, "RAW_INLINE_UP_TO", 6)
+    assert len(context["raw"]) < pages.RAW_INLINE_UP_TO
+    monkeypatch.setattr(pages, "RAW_INLINE_UP_TO", len(context["raw"]) - 1)   # bytes
     response = run(client, "resources=VCPU:1")
     assert response.context["raw"] is None
     assert "resources%3DVCPU%3A1&amp;version=1.39&amp;page=1&amp;raw=1#raw" in (

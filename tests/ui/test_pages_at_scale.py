@@ -335,3 +335,22 @@ def test_heat_map_pages_are_cut_by_size_and_hold_every_provider_once(client, clo
     last = client.get(url, {"map": page + 5})   # past the end: the last page
     assert last.context["heat_page"].number == page
     assert client.get(url, {"map": "x"}).context["heat_page"].number == 1
+
+
+def test_a_page_of_candidates_with_long_names_stays_under_200_kib(client, cloud):
+    """50 candidates with their provider summaries and 145-character names: the raw
+    answer (most of a page's weight on big trees) shows inline only when small."""
+    from django.db.models import Value
+    from django.db.models.functions import Concat
+
+    from providers.models import ResourceProvider
+
+    ResourceProvider.objects.update(name=Concat(Value("rack-" + "r" * 140 + "-"), "uuid"))
+    for query in ("resources=VCPU:1,MEMORY_MB:512", "resources=VCPU:1,MEMORY_MB:512,DISK_GB:10"):
+        response = client.get(reverse("ui:candidates"), {"q": query, "version": "1.39",
+                                                         "order": "most_room"})
+        assert response.status_code == 200
+        assert len(response.context["candidate_rows"]) >= 50
+        raw = response.context["raw"]
+        assert raw is None or len(raw) <= 32 * 1024
+        assert len(response.content) < 200 * 1024, (query, len(response.content))
