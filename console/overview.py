@@ -22,7 +22,7 @@ from foundation.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 from console import numbers
 from console.links import row_url
-from providers.selectors.capacity import InventoryUsage, over_capacity_usages
+from allocations.usage import InventoryUsage, over_capacity_usages
 from console.providers.tree_layout import usage_row
 
 TOP_USAGE_ROWS = 10

@@ -18,7 +18,7 @@ Three steps, no script, and a way back:
    /ui/bulk/batch/<request id>/ with a one-click revert of the whole batch
    (providers.services.reverts.batch_revert).
 
-Reads are a fixed number of queries (providers.selectors.bulk).
+Reads are a fixed number of queries (console.providers.bulk_reads).
 """
 from urllib.parse import urlencode
 
@@ -30,7 +30,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from console.links import row_url
-from providers.selectors import bulk as selectors
+from console.providers import bulk_reads as selectors
 from providers.services import inventory_bulk
 from providers.services.reverts import batch_entries, batch_revert
 from console.providers import bulk_forms

@@ -1,6 +1,6 @@
 """Resource class and trait pages of the operator UI (/ui/resource-classes/, /ui/traits/).
 
-Each lists its names with how much they are used (providers.selectors.catalogue,
+Each lists its names with how much they are used (console.providers.catalogue_reads,
 a fixed number of queries) and creates or deletes custom ones through the same
 services as the API. A delete is confirmed first; the services keep standard
 names and names in use from being deleted, and their refusals (Placement's
@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from foundation.domain_errors import DomainError, error_message
 from console.providers import catalogue_forms
 from console.links import row_url
-from providers.selectors import catalogue as selectors
+from console.providers import catalogue_reads as selectors
 from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
 from providers.services.dry_run import refusal

@@ -24,7 +24,7 @@ from providers.models import ResourceProvider
 from console.providers import tree_reads as trees
 from console.providers import forms
 from console.links import row_url
-from console.providers.provider_page import provider_or_404
+from console.providers.lookup import provider_or_404
 from console.providers.tree_layout import Forest, layout_children, layout_trees
 
 ROOTS_PER_PAGE = 20
