@@ -15,12 +15,12 @@ and a table of the same providers, sorted and paged, follows the map.
 """
 from urllib.parse import urlencode
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils.html import conditional_escape
 from django.views.decorators.http import require_GET
 
+from console.door import LIST_PROVIDERS, door
 from allocations import usage
 from console.providers.heat_map import HEAT_STEPS, heat_cells
 from console.links import row_url
@@ -124,7 +124,7 @@ def _table(request, cells, chosen):
     }
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def capacity(request):
     usages = usage.inventory_usages()

@@ -5,12 +5,12 @@ every provider below it, class by class, and the consumers holding anything ther
 """
 import csv
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db.models import Q, Sum
 from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
+from console.door import PROVIDER_ALLOCATIONS, door
 from foundation.spreadsheet import safe_cell
 from allocations.models import Allocation
 from allocations.usage import capacity_by_class, inventory_usages
@@ -79,7 +79,7 @@ def consumers_page(provider, number, sort="consumer"):
     return page, [entry for entry in entries.values() if entry is not None]
 
 
-@staff_member_required
+@door(read=PROVIDER_ALLOCATIONS)
 @require_GET
 def consumers_csv(request, uuid):
     """Every allocation in the provider's subtree: consumer, project, user, type, provider,

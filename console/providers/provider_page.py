@@ -13,12 +13,19 @@ the reverse relation ``ResourceProvider.allocations``, never the model.
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from console.door import (
+    DELETE_INVENTORY,
+    SHOW_PROVIDER,
+    UPDATE_AGGREGATES,
+    UPDATE_INVENTORY,
+    UPDATE_PROVIDER_TRAITS,
+    door,
+)
 from foundation.domain_errors import ConcurrentUpdate, DomainError, error_message
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.rules import INVENTORY_DEFAULTS, INVENTORY_FIELDS
@@ -73,7 +80,7 @@ def _provider_context(provider, consumers_page=None, sort="consumer"):
     }
 
 
-@staff_member_required
+@door(read=SHOW_PROVIDER)
 @require_GET
 def provider_detail(request, uuid):
     provider = provider_or_404(uuid)
@@ -210,7 +217,14 @@ def _inventory_confirmation(request, provider, form):
     return confirm
 
 
-@staff_member_required
+def section_rule(request, uuid, section):
+    """The API operation a section's form performs."""
+    if section == "inventory":
+        return DELETE_INVENTORY if request.POST.get("action") == "delete" else UPDATE_INVENTORY
+    return {"traits": UPDATE_PROVIDER_TRAITS, "aggregates": UPDATE_AGGREGATES}[section]
+
+
+@door(read=SHOW_PROVIDER, write=section_rule)
 @require_http_methods(["GET", "POST"])
 def provider_edit(request, uuid, section):
     """Save one section's form (SECTIONS) of the provider page.
