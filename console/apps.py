@@ -14,11 +14,13 @@ class ConsoleConfig(AppConfig):
         from foundation.api import policy
 
         policy.register_defaults(CONSOLE_RULES)
-        post_migrate.connect(_groups_after_migrate, sender=self)
+        # The console has no models, so no post_migrate of its own: the groups are
+        # completed after each app's, the last time with every permission made.
+        post_migrate.connect(_groups_after_migrate, dispatch_uid="console-groups")
 
 
-def _groups_after_migrate(using="default", **kwargs):
-    # After the domain apps' permissions exist (they migrate before the console).
-    from console.groups import ensure_groups
+def _groups_after_migrate(sender, using="default", **kwargs):
+    if sender.label in ("providers", "allocations"):
+        from console.groups import ensure_groups
 
-    ensure_groups(using=using)
+        ensure_groups(using=using)
