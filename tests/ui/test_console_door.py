@@ -213,3 +213,49 @@ def test_a_login_goes_only_to_this_site(db, next_url, lands):
     assert response.status_code == 302
     assert response["Location"] == lands
     assert client.get(lands).status_code == 200
+
+
+# --- a Keystone login's session, without a Keystone: the identity the login keeps ------
+
+def _keystone_client(settings, roles, expires_in):
+    from dataclasses import asdict
+    from datetime import datetime, timedelta, timezone
+
+    from console.keystone import SESSION_KEY, Identity, _operator
+
+    settings.AUTHENTICATION_BACKENDS = ["console.keystone.KeystoneBackend"]
+    identity = Identity(user_id="u-1", user_name="kate", domain_name="Default",
+                        project_id="p-1", project_name="demo", roles=roles,
+                        expires_at=(datetime.now(timezone.utc)
+                                    + timedelta(seconds=expires_in)).isoformat())
+    client = Client()
+    client.force_login(_operator(identity), backend="console.keystone.KeystoneBackend")
+    session = client.session
+    session[SESSION_KEY] = asdict(identity)
+    session.save()
+    return client
+
+
+def test_a_keystone_session_ends_with_its_token(settings, sample):
+    client = _keystone_client(settings, ["admin", "member", "reader"], expires_in=-1)
+    response = client.get(reverse("ui:dashboard"))
+    assert response.status_code == 302 and response["Location"].startswith(LOGIN)
+
+
+def test_keystone_roles_decide_through_policy(settings, sample):
+    cn2 = sample["cn2"]
+    url = reverse("ui:provider-inventory", args=[cn2.uuid])
+    data = {"resource_class": "VCPU", "total": "30", "action": "save",
+            "generation": str(cn2.generation)}
+    reader = _keystone_client(settings, ["reader"], expires_in=3600)
+    assert reader.get(reverse("ui:provider", args=[cn2.uuid])).status_code == 200
+    assert reader.post(url, data).status_code == 403
+    assert reader.get("/admin/providers/resourceprovider/").status_code == 200
+    assert reader.get(f"/admin/providers/resourceprovider/{cn2.pk}/change/").status_code == 200
+    nobody = _keystone_client(settings, [], expires_in=3600)
+    assert nobody.get(reverse("ui:provider", args=[cn2.uuid])).status_code == 403
+    admin = _keystone_client(settings, ["admin", "member", "reader"], expires_in=3600)
+    assert admin.post(url, data).status_code in (200, 302)
+    assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").total == 30
+    entry = ChangeRecord.objects.filter(entity=cn2.uuid).order_by("-id").first()
+    assert (entry.actor, entry.project_id) == ("ui:keystone:kate@Default", "p-1")
