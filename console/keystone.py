@@ -265,11 +265,16 @@ class KeystoneBackend:
         return door.allowed_by_policy(identity, rule, write=write)
 
     def has_module_perms(self, user_obj, app_label):
-        return any(self.has_perm(user_obj, f"{label.split('.')[0]}.view_{label.split('.')[1]}")
-                   for label in _MODEL_RULES if label.startswith(f"{app_label}."))
+        return any(self.has_perm(user_obj, perm) for perm in _permissions(app_label)
+                   if ".view_" in perm)
 
     def get_all_permissions(self, user_obj, obj=None):
-        return {f"{label.split('.')[0]}.{action}_{label.split('.')[1]}"
-                for label, rules in _MODEL_RULES.items()
-                for action in ("view", *rules)
-                if self.has_perm(user_obj, f"{label.split('.')[0]}.{action}_{label.split('.')[1]}")}
+        return {perm for perm in _permissions() if self.has_perm(user_obj, perm)}
+
+
+def _permissions(app_label=None):
+    """Every permission _MODEL_RULES knows (of one app, when given)."""
+    for label, rules in _MODEL_RULES.items():
+        app, model = label.split(".")
+        if app_label in (None, app):
+            yield from (f"{app}.{action}_{model}" for action in ("view", *rules))
