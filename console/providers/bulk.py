@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -154,6 +155,8 @@ def bulk_apply(request):
 def bulk_batch(request, request_id):
     """One batch: the inventory entries one request wrote, before -> after, and its revert."""
     entries = list(batch_entries(request_id))
+    if not entries:
+        raise Http404(f"No bulk edit batch {request_id}")
     names = provider_names(entries)
     return render(request, "ui/bulk_batch.html", {
         "request_id": request_id,

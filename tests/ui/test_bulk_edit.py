@@ -308,3 +308,7 @@ def test_a_batch_is_reverted_in_one_click(client, sample):
     assert (vcpu(numa1)["reserved"], vcpu(numa1)["allocation_ratio"]) == (0, 1.0)
     assert vcpu(cn2)["total"] == 32
     assert vcpu(numa0)["allocation_ratio"] == 1.0
+
+
+def test_an_unknown_batch_is_a_404(client, db):
+    assert client.get(reverse("ui:bulk-batch", args=["nope"])).status_code == 404
