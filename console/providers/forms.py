@@ -230,11 +230,18 @@ class TraitsForm(ProviderPageForm):
                                          f"{', '.join(bad)}")
         return cleaned
 
+    def difference(self, provider):
+        """([added], [removed]) trait names against the provider's traits now."""
+        now = set(provider.traits.values_list("name", flat=True))
+        wanted = set(self.cleaned_data["traits"])
+        return sorted(wanted - now), sorted(now - wanted)
+
     def save(self, provider):
         from providers.services import provider_traits as service
         from providers.services.traits import trait_ensure
 
         names = self.cleaned_data["traits"]
+        added, removed = self.difference(provider)
         # One transaction: custom traits created here vanish again if the replace fails.
         with transaction.atomic():
             if self.cleaned_data.get("create_custom"):
@@ -243,7 +250,11 @@ class TraitsForm(ProviderPageForm):
                         trait_ensure(name=name)
             service.provider_traits_replace(
                 provider=provider, trait_names=names, generation=self.cleaned_data["generation"])
-        return f"Saved {len(names)} trait(s) on {provider.name}."
+        if not added and not removed:
+            return f"Traits of {provider.name} unchanged."
+        changes = [f"{label} {', '.join(traits)}" for label, traits
+                   in (("added", added), ("removed", removed)) if traits]
+        return f"Traits of {provider.name}: {'; '.join(changes)}."
 
 
 class AggregatesForm(ProviderPageForm):

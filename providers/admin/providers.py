@@ -344,7 +344,7 @@ class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdm
                 messages.error(request, f"No resource provider {initial.pop('parent')!r} "
                                         "to add under: choose the parent below.")
             else:
-                initial["parent"] = found.pk
+                initial["parent"] = str(found.pk)
         return initial
 
     def get_fields(self, request, obj=None):

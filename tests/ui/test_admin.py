@@ -538,7 +538,7 @@ def test_add_under_a_parent_named_by_uuid_or_by_nonsense(client, sample):
     add_url = reverse("admin:providers_resourceprovider_add")
     page = client.get(f"{add_url}?parent={cn1.uuid}")
     assert page.status_code == 200
-    assert page.context["adminform"].form.initial["parent"] == cn1.pk
+    assert page.context["adminform"].form.initial["parent"] == str(cn1.pk)
     for bad in ("abc", "00000000-0000-0000-0000-000000000000"):
         page = client.get(f"{add_url}?parent={bad}")
         assert page.status_code == 200

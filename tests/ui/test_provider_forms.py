@@ -174,7 +174,8 @@ def test_replace_traits(client, sample):
     numa1 = sample["numa1"]  # at generation 1: its inventory
     response = post(client, numa1, "traits", {
         "traits": "HW_CPU_X86_AVX2, HW_NUMA_ROOT\nHW_CPU_X86_AVX2", "generation": 1})
-    assert "Saved 2 trait(s) on cn1-numa1." in messages_of(response)
+    assert ("Traits of cn1-numa1: added HW_CPU_X86_AVX2, HW_NUMA_ROOT."
+            in messages_of(response))
     assert sorted(numa1.traits.values_list("name", flat=True)) == [
         "HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
     assert generation(numa1) == 2
@@ -185,12 +186,35 @@ def test_replace_traits(client, sample):
     assert "No such trait CUSTOM_GOLD" in error
     assert response.context["traits_form"]["traits"].value() == "CUSTOM_GOLD"
     assert ">\nCUSTOM_GOLD</textarea>" in response.content.decode()
+    # removing traits asks first (issue 52 row 8), before -> after
+    asked = post(client, numa1, "traits", {
+        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 2}, follow=False)
+    assert asked.status_code == 200
+    assert asked.context["traits_confirm"]["removed"] == ["HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
+    assert asked.context["traits_confirm"]["added"] == ["CUSTOM_GOLD"]
+    assert sorted(numa1.traits.values_list("name", flat=True)) == [
+        "HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
     response = post(client, numa1, "traits", {
-        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 2})
+        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 2, "confirm": "yes"})
+    assert ("Traits of cn1-numa1: added CUSTOM_GOLD; removed HW_CPU_X86_AVX2, HW_NUMA_ROOT."
+            in messages_of(response))
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
     response = post(client, numa1, "traits", {"traits": "", "generation": 2})
     assert "changed by someone else" in messages_of(response)[0]
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
+
+
+def test_emptying_the_traits_box_asks_first_and_says_what_went(client, sample):
+    cn1 = sample["cn1"]
+    asked = post(client, cn1, "traits", {"traits": "", "generation": cn1.generation},
+                 follow=False)
+    assert asked.status_code == 200
+    assert "Remove 1 trait" in asked.content.decode()
+    assert list(cn1.traits.values_list("name", flat=True)) == ["HW_CPU_X86_AVX2"]
+    response = post(client, cn1, "traits", {"traits": "", "generation": cn1.generation,
+                                            "confirm": "yes"})
+    assert "Traits of cn1: removed HW_CPU_X86_AVX2." in messages_of(response)
+    assert not cn1.traits.exists()
 
 
 def test_failed_trait_write_does_not_leave_created_custom_traits(client, sample):
