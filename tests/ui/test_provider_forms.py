@@ -358,3 +358,21 @@ def test_a_negative_ratio_is_refused_for_what_it_is(client, sample):
     assert response.context["inventory_form"].errors["allocation_ratio"] == [
         "The allocation ratio cannot be negative: capacity is (total − reserved) × "
         "allocation ratio."]
+
+
+def test_an_unknown_custom_class_is_created_when_ticked(client, sample):
+    """Issue 52 row 9: the inventory form refused an unknown CUSTOM_ class; like the
+    traits form it now offers to create it (in the same transaction as the write)."""
+    from providers.models import Inventory, ResourceClass
+
+    cn2 = sample["cn2"]
+    data = {"resource_class": "CUSTOM_FPGA", "total": 4, "generation": 2, "action": "save"}
+    refused = post(client, cn2, "inventory", data, follow=False)
+    assert refused.status_code == 400
+    assert not ResourceClass.objects.filter(name="CUSTOM_FPGA").exists()
+    post(client, cn2, "inventory", {**data, "create_custom": "on"})
+    assert Inventory.objects.get(provider=cn2, resource_class__name="CUSTOM_FPGA").total == 4
+    # a write the service refuses leaves no class behind
+    post(client, cn2, "inventory", {"resource_class": "CUSTOM_LEFTOVER", "total": 4,
+                                    "generation": 1, "action": "save", "create_custom": "on"})
+    assert not ResourceClass.objects.filter(name="CUSTOM_LEFTOVER").exists()
