@@ -106,6 +106,16 @@ _PROXY = f"""      proxy_pass http://placement;
 """
 
 
+_PAGE_GZIP = """      gzip on;
+      gzip_comp_level 5;
+      gzip_min_length 1024;
+      gzip_proxied any;
+      gzip_vary on;
+      gzip_types text/css text/csv text/javascript application/javascript
+                 application/json image/svg+xml;
+"""
+
+
 def _probe_locations(public_paths):
     """/healthz answered by nginx itself; /readyz with a short wait for a thread."""
     if "/healthz" not in public_paths:
@@ -189,6 +199,11 @@ http {{
 {error_pages}    location / {{
 {_PROXY}      proxy_read_timeout {read_timeout}s;
     }}
+    # The operator pages, their static files, JSON and CSV compressed when the browser
+    # asks (front-door.md, "Compression", weighs BREACH); the API's answers are not.
+    location ~ ^/(ui|admin|static)/ {{
+{_PROXY}      proxy_read_timeout {read_timeout}s;
+{_PAGE_GZIP}    }}
 {_probe_locations(public_paths)}{locations}  }}
 }}
 """

@@ -315,3 +315,25 @@ def test_gunicorn_without_the_front_door_warns(tmp_path):
         _stop(process)
     assert f"gunicorn serves 127.0.0.1:{port} without the front door" in log
     assert "run placement-api" in log
+
+
+def _get(port, path, *headers):
+    raw = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n".encode()
+           + b"".join(h + b"\r\n" for h in headers) + b"Connection: close\r\n\r\n")
+    return _exchange(port, raw)
+
+
+def test_pages_and_static_files_are_compressed_the_api_is_not(server):
+    """Issue 52 row 4: the console's HTML and static files, gzip when asked for; the
+    Placement API's JSON as Placement sends it."""
+    import gzip
+
+    status, headers, body = _get(server, "/static/ui/providers.js")
+    assert status == 200 and headers.get("content-encoding") == "gzip"
+    assert len(gzip.decompress(body)) > len(body)
+    status, headers, body = _get(server, "/admin/login/")
+    assert status == 200 and headers.get("content-encoding") == "gzip"
+    assert b"<form" in gzip.decompress(body)
+    status, headers, body = _get(server, "/resource_providers", b"X-Auth-Token: admin")
+    assert status == 200 and "content-encoding" not in headers
+    assert "resource_providers" in json.loads(body)
