@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import F, Q
 
 from foundation.db_pool import connection_budget
 from allocations import usage
 from providers.models import Inventory, ResourceClass, ResourceProvider, Trait
-from providers.rules import capacity
+from providers.rules import capacity, unallocatable
 from providers.standard import standard_resource_classes, standard_traits
 
 SUCCESS, WARNING, FAILURE = 0, 1, 2
@@ -140,6 +141,35 @@ def check_capacity():
         [f"provider {rp} {rc}: used {used} > capacity "
          f"{capacity(total, reserved, ratio):g}" for rp, rc, used, total, reserved, ratio in
          rows[:EXAMPLES]])
+
+
+def unallocatable_rows():
+    """(provider name, provider uuid, class, why) of every inventory that can take no
+    allocation (providers.rules.unallocatable), by provider name and class. Only rows
+    whose units can disagree are read (min_unit above max_unit, or a step above 1)."""
+    rows = (Inventory.objects.filter(Q(min_unit__gt=F("max_unit")) | Q(step_size__gt=1))
+            .order_by("provider__name", "resource_class__name")
+            .values_list("provider__name", "provider__uuid", "resource_class__name",
+                         "min_unit", "max_unit", "step_size"))
+    found = []
+    for name, uuid, rc, min_unit, max_unit, step_size in rows:
+        why = unallocatable(min_unit, max_unit, step_size)
+        if why:
+            found.append((name, uuid, rc, why))
+    return found
+
+
+def check_allocatable():
+    rows = unallocatable_rows()
+    if not rows:
+        return CheckResult(SUCCESS, "Every inventory can take an allocation.")
+    return CheckResult(
+        WARNING,
+        f"{len(rows)} inventor{'y' if len(rows) == 1 else 'ies'} can take no allocation: "
+        "no amount fits their min_unit, max_unit and step_size.",
+        "Placement accepts such a record, and no allocation candidate ever uses it: fix "
+        "min_unit, max_unit or step_size.",
+        [f"provider {name} ({uuid}) {rc}: {why}" for name, uuid, rc, why in rows[:EXAMPLES]])
 
 
 def tree_problems(rows):
@@ -308,6 +338,7 @@ CHECKS = [
     ("Allocations are backed by inventory", check_allocations_have_inventory),
     ("Provider trees are consistent", check_trees),
     ("Usage within capacity", check_capacity),
+    ("Inventories can take allocations", check_allocatable),
     ("Standard resource classes and traits", check_standard_names),
     ("Database connection budget", check_connection_budget),
 ]

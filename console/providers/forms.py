@@ -120,6 +120,16 @@ class InventoryForm(InventoryFieldsMixin, ProviderPageForm):
                            f"Custom resource class names are {rules.CUSTOM_NAME_FORM}.")
         return cleaned
 
+    def warning(self):
+        """After a save: what the API accepts but no allocation can use (None if fine)."""
+        rc = self.cleaned_data["resource_class"]
+        saved = (self.provider.inventories.filter(resource_class__name=rc)
+                 .values_list("min_unit", "max_unit", "step_size").first()
+                 if self.cleaned_data["action"] == "save" else None)
+        why = rules.unallocatable(*saved) if saved else None
+        return (f"The {rc} inventory of {self.provider.name} can take no allocation: {why}."
+                if why else None)
+
     def _class_exists(self, cleaned):
         return (self.provider is not None and cleaned.get("resource_class") is not None
                 and self.provider.inventories.filter(

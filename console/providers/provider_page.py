@@ -173,6 +173,9 @@ def _save_form(request, provider, form, form_name):
             form.add_error(None, provider_refusal(exc, provider))
         else:
             messages.success(request, summary)
+            warning = getattr(form, "warning", lambda: None)()
+            if warning:
+                messages.warning(request, warning)
             return redirect("ui:provider", uuid=provider.uuid)
     return _render_provider(request, provider, {form_name: form}, status=400)
 

@@ -18,6 +18,7 @@ from providers.rules.capacity import (  # noqa: F401
     check_capacity,
     inventory_capacity_error,
     reported_capacity,
+    unallocatable,
 )
 from providers.rules.inventory import (  # noqa: F401
     INTEGER_BOUNDS,

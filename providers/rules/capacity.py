@@ -62,3 +62,15 @@ def check_capacity(rc_name, provider_uuid, record, rule, *, prefix=""):
     if message:
         raise exceptions.InvalidInventoryCapacity(prefix + message)
 
+
+def unallocatable(min_unit, max_unit, step_size):
+    """Why an inventory can take no allocation whatever its capacity, or None: no amount
+    is both within min_unit..max_unit and a multiple of step_size. Placement accepts such
+    a record (so does the API here); the console warns of it and the status page lists it."""
+    if min_unit > max_unit:
+        return f"min_unit {min_unit} is above max_unit {max_unit}"
+    smallest = -(-min_unit // step_size) * step_size   # the first multiple >= min_unit
+    if smallest > max_unit:
+        return (f"no multiple of step_size {step_size} lies between min_unit {min_unit} "
+                f"and max_unit {max_unit}")
+    return None

@@ -56,7 +56,7 @@ def test_status_success_on_healthy_data():
     allocate(make_consumer(), cn, VCPU=2)
     code, out, _ = run("placement_status")
     assert code == 0, out
-    assert out.count("Result: Success") == 6
+    assert out.count("Result: Success") == 7
     assert "Overall: Success" in out
 
 

@@ -254,6 +254,7 @@ def test_status_page_matches_the_command_with_problems(client, sample, settings)
         "Consumers have a project, a user and allocations": "Warning",
         "Allocations are backed by inventory": "Failure",
         "Provider trees are consistent": "Failure",
+        "Inventories can take allocations": "Success",
         "Usage within capacity": "Warning",
         "Standard resource classes and traits": "Success",
         "Database connection budget": "Success",

@@ -376,3 +376,21 @@ def test_an_unknown_custom_class_is_created_when_ticked(client, sample):
     post(client, cn2, "inventory", {"resource_class": "CUSTOM_LEFTOVER", "total": 4,
                                     "generation": 1, "action": "save", "create_custom": "on"})
     assert not ResourceClass.objects.filter(name="CUSTOM_LEFTOVER").exists()
+
+
+def test_an_inventory_that_can_take_no_allocation_is_warned_of(client, sample):
+    """Issue 52 row 5: min_unit 20 with max_unit 10 saves (as in Placement) with a
+    warning, and the status page lists it."""
+    from allocations.status_checks import check_allocatable
+
+    cn2 = sample["cn2"]
+    response = post(client, cn2, "inventory", {
+        "resource_class": "VCPU", "total": 16, "min_unit": 20, "max_unit": 10,
+        "generation": 2, "action": "save"})
+    assert ("The VCPU inventory of cn2 can take no allocation: min_unit 20 is above "
+            "max_unit 10." in messages_of(response))
+    result = check_allocatable()
+    assert result.code == 1
+    assert result.examples == [f"provider cn2 ({cn2.uuid}) VCPU: min_unit 20 is above max_unit 10"]
+    status = client.get(reverse("ui:status")).content.decode()
+    assert "Inventories can take allocations" in status and "min_unit 20 is above" in status
