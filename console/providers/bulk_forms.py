@@ -6,6 +6,7 @@ service when applied, with Placement's messages.
 """
 from django import forms
 
+from console.providers.forms import allocation_ratio_field, field_range_errors
 from foundation import uuids
 from providers import rules
 from providers.models import ResourceClass, Trait
@@ -92,12 +93,14 @@ class BulkFilterForm(forms.Form):
 class BulkChangeForm(BulkFilterForm):
     """The change: a new allocation_ratio and/or reserved for one class (blank: kept)."""
 
-    allocation_ratio = forms.FloatField(required=False, min_value=0,
-                                        error_messages={"min_value": rules.NEGATIVE_RATIO})
+    allocation_ratio = allocation_ratio_field()
     reserved = forms.IntegerField(required=False)
 
     def clean(self):
         cleaned = super().clean()
+        # the provider page's rules and words: a value no provider could take is the
+        # form's error, not a preview of every provider refusing it
+        field_range_errors(self, BULK_FIELDS)
         if not self.changes() and not self.errors:
             raise forms.ValidationError("Give a new allocation ratio, a new reserved amount "
                                         "or both.")

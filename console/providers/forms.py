@@ -57,6 +57,27 @@ class ProviderPageForm(forms.Form):
         super().__init__(*args, **kwargs)
 
 
+def allocation_ratio_field():
+    """The allocation ratio as every console form takes it. A text box: a browser empties
+    a number box holding 1e400 before posting it, so the form would never see (and
+    refuse) it."""
+    return forms.FloatField(
+        required=False, min_value=0, widget=forms.TextInput(attrs={"inputmode": "decimal"}),
+        error_messages={"min_value": rules.NEGATIVE_RATIO,
+                        "invalid": "Enter a finite number for the allocation ratio, "
+                                   f"at most {rules.MAX_ALLOCATION_RATIO}."})
+
+
+def field_range_errors(form, names):
+    """Add the inventory field rules' refusal (providers.rules.field_problems: the API's
+    ranges and words) to each of `names` the form cleaned."""
+    given = {name: form.cleaned_data[name] for name in names
+             if form.cleaned_data.get(name) is not None}
+    for name, problem in rules.field_problems({"total": 0, **given}).items():
+        if name in given:
+            form.add_error(name, problem)
+
+
 class InventoryFieldsMixin(forms.Form):
     """The inventory fields as numbers. A blank field keeps the class's current value
     (an update) or takes the API's default (a new class, rules.INVENTORY_DEFAULTS): the
@@ -68,13 +89,7 @@ class InventoryFieldsMixin(forms.Form):
     min_unit = forms.IntegerField(required=False)
     max_unit = forms.IntegerField(required=False)
     step_size = forms.IntegerField(required=False)
-    # A text box: a browser empties a number box holding 1e400 before posting it, so the
-    # form would never see (and refuse) it.
-    allocation_ratio = forms.FloatField(
-        required=False, min_value=0, widget=forms.TextInput(attrs={"inputmode": "decimal"}),
-        error_messages={"min_value": rules.NEGATIVE_RATIO,
-                        "invalid": "Enter a finite number for the allocation ratio, "
-                                   f"at most {rules.MAX_ALLOCATION_RATIO}."})
+    allocation_ratio = allocation_ratio_field()
 
     def record(self, current=None):
         """The submitted inventory record: blank fields keep `current` (the class's

@@ -115,9 +115,11 @@ def test_preview_shows_the_services_refusals(client, sample):
     assert [row.before.provider_name for row in response.context["applicable"]] == ["cn2"]
     assert "Apply to 1 provider<" in text(response)
 
+    # a value no provider could take is the form's error (issue 52 row 6)
     negative = preview(client, [cn2], reserved="-1")
-    assert negative.context["rows"][0].problem.endswith(
-        "reserved must be an integer from 0 to 2147483647; got -1.")
+    assert negative.status_code == 400
+    assert negative.context["change_form"].errors["reserved"] == [
+        "reserved must be an integer from 0 to 2147483647; got -1."]
     assert "Apply to" not in text(negative)
 
 
@@ -132,7 +134,7 @@ def test_preview_needs_a_change_and_a_provider(client, sample):
     assert nothing.status_code == 400  # the form again, with its errors
     assert "Tick at least one provider, or choose every matching provider." in text(nothing)
     not_a_number = preview(client, [sample["cn2"]], allocation_ratio="lots")
-    assert "Enter a number." in text(not_a_number)
+    assert "Enter a finite number for the allocation ratio" in text(not_a_number)
 
 
 # --- step 3: apply ---------------------------------------------------------------------------------
@@ -335,3 +337,19 @@ def test_aggregate_and_trait_reach_the_nested_providers_that_hold_the_class(clie
         "resource_class": "VCPU", "aggregate": AGG, "scope": "all", "allocation_ratio": "2"})
     assert sorted(r.before.provider_name for r in preview.context["applicable"]) == [
         "cn1-numa0", "cn1-numa1"]
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("reserved", "-3", "reserved must be an integer from 0 to 2147483647; got -3."),
+    ("reserved", str(2 ** 63), "reserved must be an integer from 0 to 2147483647"),
+    ("allocation_ratio", "1e400", "Enter a finite number for the allocation ratio"),
+])
+def test_a_value_no_provider_can_take_is_the_forms_error(client, sample, field, value,
+                                                          message):
+    """Issue 52 row 6: the provider page's validation and words, not a preview of every
+    provider refusing it."""
+    response = client.post(reverse("ui:bulk-preview"), {
+        "resource_class": "VCPU", "scope": "all", field: value})
+    assert response.status_code == 400
+    errors = response.context["change_form"].errors[field]
+    assert any(message in error for error in errors)
