@@ -133,6 +133,7 @@ def pages(planned):
                      args=[planned.consumer_uuids[planned.consumer_key]])
     return [
         ("dashboard", "get", reverse("ui:dashboard"), None),
+        ("search, part of a name", "get", reverse("ui:search"), {"q": "cn0"}),
         ("providers, page 1 by name", "get", providers, None),
         ("providers, page 3 by name", "get", providers, {"page": 3}),
         ("providers, sorted by usage", "get", providers, {"sort": "-usage"}),

@@ -2,7 +2,7 @@
 placement_site.urls. Each view passes through console.door (its `@door(...)`)."""
 from django.urls import path
 
-from console import overview
+from console import overview, search
 from console.candidates import pages as candidate_pages
 from console.candidates import why_not
 from console.consumers import consumer_edits, consumers, reverts
@@ -13,6 +13,7 @@ urlpatterns = [
     path("status/", overview.status, name="status"),
     path("usages/", overview.usages, name="usages"),
     path("usages/csv", overview.usages_csv, name="usages-csv"),
+    path("search/", search.search, name="search"),
     # providers, their trees, the cloud's capacity and catalogue, bulk edits
     path("providers/", trees.provider_tree, name="providers"),
     path("providers.csv", trees.providers_csv, name="providers-csv"),
