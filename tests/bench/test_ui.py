@@ -8,7 +8,8 @@ from providers.models import ChangeRecord, ResourceProvider
 from tests.factories import make_provider
 
 PAGES = [
-    "dashboard", "providers, page 1 by name", "providers, page 3 by name",
+    "dashboard", "search, part of a name", "providers, page 1 by name",
+    "providers, page 3 by name",
     "providers, sorted by usage", "providers, usage of VCPU", "providers, resources + required",
     "providers, member_of + !trait", "providers, over capacity", "providers, name contains",
     "providers CSV, all", "providers CSV, by usage", "subtree fragment of big-0",
