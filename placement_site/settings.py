@@ -70,11 +70,15 @@ COMMIT_DEADLINE_MARGIN = 5  # seconds before the front door's timeout a commit i
 
 
 def postgresql_session_options(startup):
-    """libpq's `options` startup parameter with the statement and lock timeouts
-    ([placement_database] statement_timeout, lock_timeout), unless it sets them itself.
+    """libpq's `options` startup parameter with the statement, lock and idle-in-transaction
+    timeouts ([placement_database] statement_timeout, lock_timeout,
+    idle_in_transaction_timeout), unless it sets them itself.
     pgbouncer drops `options`: behind it set them on the role (production.md)."""
-    for name, seconds in (("statement_timeout", CONF.placement_database.statement_timeout),
-                          ("lock_timeout", CONF.placement_database.lock_timeout)):
+    database = CONF.placement_database
+    for name, seconds in (("statement_timeout", database.statement_timeout),
+                          ("lock_timeout", database.lock_timeout),
+                          ("idle_in_transaction_session_timeout",
+                           database.idle_in_transaction_timeout)):
         if seconds and f"{name}=" not in startup:
             startup += f" -c {name}={int(seconds * 1000)}"
     return startup.strip()
@@ -84,7 +88,12 @@ def postgresql_session_options(startup):
 PLACEMENT_DB_TIME_LIMITS = {
     "statement_timeout": CONF.placement_database.statement_timeout,
     "lock_timeout": CONF.placement_database.lock_timeout,
+    "idle_in_transaction_timeout": CONF.placement_database.idle_in_transaction_timeout,
 }
+# How long one answer of the database is waited for, on both families (0: no limit), and
+# how long a commit that lost its connection looks up its outcome (foundation/db_faults.py).
+PLACEMENT_DB_ROUND_TRIP_TIMEOUT = CONF.placement_database.round_trip_timeout
+PLACEMENT_DB_OUTCOME_LOOKUP_TIMEOUT = CONF.placement_database.outcome_lookup_timeout
 # The per-process connection bound of served processes (foundation/db_pool.py).
 PLACEMENT_DB_POOL = {
     "max_pool_size": CONF.placement_database.max_pool_size,
