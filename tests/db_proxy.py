@@ -9,7 +9,8 @@ The service's connection goes through it (`through_proxy`), and a test arms one 
   that error instead of the server, and the connection is closed (as a server that
   shuts down, runs out of disk or turns read-only would answer);
 * cut_commit(applied): the next COMMIT is sent on (applied=True: and its answer awaited)
-  or not (False), and the connection is then dropped without an answer;
+  or not (False), and the connection is then dropped without an answer (and with
+  then_stop_listening, nothing listens any more, until listen());
 * stop_listening(): new connections are refused (nothing listens), until listen();
 * freeze(seconds): from now on, the next COMMIT (or any traffic, on_commit=False) is held
   without an answer, new connections too, for `seconds` (a frozen server).
@@ -59,8 +60,8 @@ class Proxy:
     def fail(self, pattern, code):
         self._arm("fail", (pattern, code))
 
-    def cut_commit(self, applied):
-        self._arm("cut", applied)
+    def cut_commit(self, applied, then_stop_listening=False):
+        self._arm("cut", (applied, then_stop_listening))
 
     def freeze(self, seconds, on_commit=True):
         with self._lock:
@@ -126,8 +127,10 @@ class Proxy:
             _close(client)
             return
         self._sockets.append(server)
-        threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
-        self._pump(client, server, True)
+        link = {"held": threading.Event(), "answered": threading.Event()}
+        threading.Thread(target=self._pump, args=(server, client, False, link),
+                         daemon=True).start()
+        self._pump(client, server, True, link)
 
     def _refuse(self, client, code):
         if self.vendor == "mysql":
@@ -146,7 +149,7 @@ class Proxy:
             client.sendall(postgresql_error(code, "refused by the test's proxy", "FATAL"))
         _close(client)
 
-    def _pump(self, source, sink, from_client):
+    def _pump(self, source, sink, from_client, link):
         while True:
             try:
                 data = source.recv(65536)
@@ -156,9 +159,12 @@ class Proxy:
                 _close(sink)
                 _close(source)
                 return
-            if from_client and self._intercept(data, source, sink):
+            if from_client and self._intercept(data, source, sink, link):
                 return
             if not from_client:
+                if link["held"].is_set():   # a cut COMMIT's answer: never delivered
+                    link["answered"].set()
+                    return
                 self._wait_while_frozen()
             try:
                 sink.sendall(data)
@@ -166,7 +172,13 @@ class Proxy:
                 _close(source)
                 return
 
-    def _intercept(self, data, client, server):
+    def _is_commit(self, data):
+        """The driver's COMMIT: a MySQL COM_QUERY, a PostgreSQL simple query."""
+        if self.vendor == "mysql":
+            return data[4:] == b"\x03COMMIT"
+        return data == b"Q" + struct.pack("!I", 11) + b"COMMIT\0"
+
+    def _intercept(self, data, client, server, link):
         """True when the message was dealt with here (the connection is then over)."""
         failing = self._fault if self._fault and self._fault[0] == "fail" else None
         if failing and failing[1][0] in data and self._take("fail"):
@@ -177,23 +189,23 @@ class Proxy:
             _close(client)
             _close(server)
             return True
-        if b"COMMIT" not in data:
+        if not self._is_commit(data):
             return False
         if self._freeze_on_commit and getattr(self, "_frozen_for", 0):
             with self._lock:
                 self._frozen_until = time.monotonic() + self._frozen_for
                 self._frozen_for = 0
             return False   # sent on; its answer is held by the other direction
-        applied = self._take("cut")
-        if applied is None:
+        cut = self._take("cut")
+        if cut is None:
             return False
+        applied, then_stop_listening = cut
+        if then_stop_listening:
+            self.stop_listening()
         if applied:
+            link["held"].set()
             server.sendall(data)
-            server.settimeout(30)
-            try:
-                server.recv(65536)   # the server's answer: committed
-            except OSError:
-                pass
+            link["answered"].wait(30)   # the server has committed
         _close(client)
         _close(server)
         return True
