@@ -13,6 +13,7 @@ PostgreSQL and SQLite see two, and the API would answer differently per database
 """
 import math
 import sys
+import time
 
 import pymysql
 from pymysql import connections, constants, converters, cursors, err, times
@@ -92,8 +93,7 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         with self.connection.cursor() as cursor:
             for statement in statements:
                 cursor.execute(statement)
-            cursor.execute(SERVER_IDENTITY)
-            self.placement_server = cursor.fetchone()
+            self.placement_server = server_identity(cursor)
 
     # --- a lost COMMIT's lookup (foundation/db_faults.py) ------------------------------
 
@@ -113,8 +113,7 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         since: SERVER_IDENTITY). Then the transaction's marker tells."""
         thread_id, server = facts
         with raw.cursor() as cursor:
-            cursor.execute(SERVER_IDENTITY)
-            now = cursor.fetchone()
+            now = server_identity(cursor)
             if now[:2] == server[:2] and abs(now[2] - server[2]) <= 2:
                 cursor.execute("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = %s",
                                [thread_id])
@@ -126,10 +125,15 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         return None
 
 
-# Which server, since when (its start, to the second): a restart or another server behind
-# the same address is not the one a thread id was given by.
-SERVER_IDENTITY = ("SELECT @@hostname, @@port, UNIX_TIMESTAMP() - VARIABLE_VALUE "
-                   "FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME'")
+def server_identity(cursor):
+    """(host name, port, start time to the second) of the server: a restart, or another
+    server behind the same address, is not the one a thread id was given by. SHOW, not
+    SELECT: a Galera node outside the primary component refuses a SELECT."""
+    cursor.execute("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('hostname', 'port')")
+    variables = dict(cursor.fetchall())
+    cursor.execute("SHOW GLOBAL STATUS WHERE Variable_name = 'Uptime'")
+    uptime = int(cursor.fetchone()[1])
+    return variables.get("hostname"), variables.get("port"), round(time.time()) - uptime
 
 
 def params_connect_timeout(wrapper):
