@@ -48,13 +48,14 @@ def database_from_url(url):
     # (docs/operators/production.md#the-database).
     options.setdefault("options", "-c jit=off")
     options["options"] = postgresql_session_options(options["options"])
+    host, port = postgresql_hosts(parsed.netloc)
     return {
         "ENGINE": "foundation.postgresql",   # Django's, checked without a round trip
         "NAME": unquote(parsed.path.lstrip("/")) or "placement",
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),
-        "HOST": parsed.hostname or "",
-        "PORT": str(parsed.port or ""),
+        "HOST": host,
+        "PORT": port,
         "CONN_MAX_AGE": CONF.placement_database.conn_max_age,
         "CONN_HEALTH_CHECKS": True,
         # Safe behind a transaction-pooling pgbouncer: a server-side cursor would
@@ -62,6 +63,23 @@ def database_from_url(url):
         "DISABLE_SERVER_SIDE_CURSORS": True,
         "OPTIONS": options,
     }
+
+
+def postgresql_hosts(netloc):
+    """(HOST, PORT) of a URL's host part, as libpq takes them: one host, or several
+    (`host1:5432,host2:5432`, libpq's multi-host form) as comma-separated lists. With
+    `?target_session_attrs=read-write` libpq connects to whichever is the primary, so
+    the service writes on after a standby is promoted (production.md)."""
+    hosts, ports = [], []
+    for item in netloc.rpartition("@")[2].split(","):
+        host, _, port = item.rpartition(":") if not item.endswith("]") else (item, "", "")
+        if not host or "]" in port:   # no port, or an IPv6 address's colons
+            host, port = item, ""
+        hosts.append(unquote(host.strip("[]")))
+        ports.append(port)
+    if len(hosts) == 1:
+        return hosts[0], ports[0]
+    return ",".join(hosts), ",".join(port or "5432" for port in ports)
 
 
 # --- time limits and connections (one place) -------------------------------------------

@@ -90,7 +90,7 @@ class Server:
         self.log = workdir / f"server-{self.port}.log"
         environ = {k: v for k, v in os.environ.items()
                    if not k.startswith(("PG", "DATABASE_", "PLACEMENT_"))}
-        environ.update(DATABASE_URL=database_url, PLACEMENT_DATA_DIR=str(workdir / "data"),
+        environ.update(DATABASE_URL=database_url, PLACEMENT_DATA_DIR=str(workdir / "placement-data"),
                        PROMETHEUS_MULTIPROC_DIR=str(workdir / f"prometheus-{self.port}"))
         environ.update({k: str(v) for k, v in variables.items()})
         with open(self.log, "w") as log:
