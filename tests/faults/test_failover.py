@@ -6,6 +6,7 @@ told succeeded is missing (synchronous replication), none told failed is there.
 """
 from tests.faults.harness import PORTS, Server, wait_for
 from tests.faults.ledger import Load, check, make_providers, report
+from tests.faults.test_faults import lost_commits
 from tests.http import free_port
 from tests.postgresql_server import PostgresServer, server_binaries
 
@@ -76,6 +77,7 @@ def test_a_promoted_standby_takes_over_the_writes(database):
         finally:
             server.stop()
         report("primary lost, synchronous standby promoted", summary,
-               claims_after_promotion=load.answers["PUT", 204] - claims_before)
+               claims_after_promotion=load.answers["PUT", 204] - claims_before,
+               **lost_commits(server))
     finally:
         pair.stop()

@@ -43,7 +43,15 @@ def test_database_stopped_and_restarted(serve, database, fresh):
     summary = check(load, database, fresh)
     assert load.answers["PUT", 503] > 0, "the outage was not seen"
     assert server.call("GET", "/resource_providers")[0] == 200
-    report("database stopped 4 s, restarted x2", summary)
+    report("database stopped 4 s, restarted x2", summary, **lost_commits(server))
+
+
+def lost_commits(server):
+    """What the COMMITs whose connection broke turned out to be (the server's log)."""
+    log = server.log_text()
+    return {f"lost_commits_{outcome.replace(' ', '_')}": log.count(f"; it {outcome}")
+            for outcome in ("was committed", "was not applied",
+                            "may or may not have been applied")}
 
 
 def test_locked_table_answers_conflict_within_the_lock_timeout(serve, database, fresh):
@@ -65,10 +73,11 @@ def test_locked_table_answers_conflict_within_the_lock_timeout(serve, database, 
 
 
 def test_locked_table_beyond_the_front_door_timeout(serve, database, fresh):
-    """No lock or statement timeout, and the lock held past the front door's: clients
-    are told 504, and none of those writes is committed once the lock goes."""
+    """No lock, statement or round trip timeout, and the lock held past the front
+    door's: clients are told 504, and none of those writes is committed once the lock
+    goes."""
     server = serve(DATABASE_LOCK_TIMEOUT=0, DATABASE_STATEMENT_TIMEOUT=0,
-                   PLACEMENT_REQUEST_TIMEOUT=10)
+                   DATABASE_ROUND_TRIP_TIMEOUT=0, PLACEMENT_REQUEST_TIMEOUT=10)
     with Load(server, make_providers(server), allowed=(503, 504)) as load:
         load.run_for(1)
         holder = database.hold_lock(fresh, "allocations", 14)
