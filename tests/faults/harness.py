@@ -59,6 +59,11 @@ class Database(PostgresServer):
             self.initdb("max_connections = 30\n")
         super().start()
 
+    def processes(self):
+        """The server's processes: the postmaster and its children."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        return [postmaster, *_children(postmaster)]
+
     def sessions(self, database):
         return self.query("SELECT count(*) FROM pg_stat_activity WHERE datname = %s "
                           "AND pid <> pg_backend_pid()", [database])[0][0]
