@@ -9,7 +9,7 @@ from setuptools import Distribution, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
-APPS = ["placement_site", "candidates", "allocations", "providers", "foundation"]
+APPS = ["placement_site", "console", "candidates", "allocations", "providers", "foundation"]
 
 
 class BuildCompiledEngine(build_ext):
@@ -37,7 +37,7 @@ setup(
               "placement_site.templates"],
     package_dir={"placement_site.templates": "templates"},
     package_data={"placement_site.templates": ["**/*.html", "**/*.css"],
-                  "providers": ["static/**/*"]},
+                  "console": ["static/**/*", "templates/**/*.html", "templates/**/*.css"]},
     distclass=WithCompiledEngine,
     cmdclass={"build_ext": BuildCompiledEngine},
 )

@@ -1,6 +1,6 @@
 """The front door's request-line limit, written once: nginx's header buffers (serve.py),
 gunicorn's limit_request_line and limit_request_field_size (gunicorn_conf.py), and the
-operator UI, which says when a query is too long to travel in a URL (candidates.ui.pages).
+operator UI, which says when a query is too long to travel in a URL (console.candidates.pages).
 
 No Django here: gunicorn's master reads this module before Django is set up.
 """

@@ -8,6 +8,9 @@ come from builders cached per microversion, so a validator is kept per schema ob
 """
 import jsonschema
 
+from foundation import uuids
+from foundation.domain_errors import InvalidInput
+
 # (id(schema), id(format_checker)) -> (schema, format_checker, validator); the schema and
 # checker are kept so that their ids are not reused while the entry exists.
 _validators = {}
@@ -34,3 +37,20 @@ def first_error(data, schema, format_checker=None):
     format_checker=format_checker) would raise, or None."""
     return jsonschema.exceptions.best_match(
         validator(schema, format_checker).iter_errors(data))
+
+
+# The API's format checks: `"format": "uuid"` is Placement's uuid-like string.
+FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+@FORMAT_CHECKER.checks("uuid")
+def _uuid_format(value):
+    """JSON schema `"format": "uuid"`: Placement's uuid-like strings (other types pass)."""
+    return not isinstance(value, str) or uuids.is_uuid_like(value)
+
+
+def validate(data, schema, prefix):
+    """Raise InvalidInput (Placement's 400) with `prefix` and the best-matching error."""
+    error = first_error(data, schema, FORMAT_CHECKER)
+    if error is not None:
+        raise InvalidInput(f"{prefix}{error}")

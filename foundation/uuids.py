@@ -36,3 +36,9 @@ CANONICAL_UUID_REGEX = (
 UUID_KEY_REGEX = "^[0-9a-fA-F-]{36}$"
 # Canonical uuids inside a text (a service's message that the UI rewrites with names).
 UUIDS_IN_TEXT = re.compile(CANONICAL_UUID_REGEX.strip("^$"))
+
+
+def is_canonical_uuid(value):
+    """True for the canonical dashed form only (what query strings must use: spec README,
+    "UUID forms"); body uuids are uuid-like."""
+    return isinstance(value, str) and re.fullmatch(CANONICAL_UUID_REGEX, value) is not None

@@ -164,6 +164,7 @@ INSTALLED_APPS = [
     "providers",
     "allocations",
     "candidates",
+    "console",  # the operator pages under /ui/
     "placement_site",  # management commands config_sample, policy_sample and openapi
 ]
 

@@ -11,13 +11,10 @@ from django.urls import Resolver404, include, path, re_path, resolve
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from allocations.ui import urls as allocation_pages
-from candidates.ui import urls as candidate_pages
 from foundation.api.errors import error_response
 from foundation.api.middleware import is_api_path
 from foundation.api.root import RootViewSet
 from foundation.api.routes import route
-from providers.ui import urls as provider_pages
 
 
 @csrf_exempt
@@ -47,10 +44,8 @@ urlpatterns = [
     path("", include("providers.api.urls")),
     path("", include("allocations.api.urls")),
     path("", include("candidates.api.urls")),
-    # Each app routes its own operator pages; together they are one "ui" namespace
-    # (one include: Django warns about a namespace included more than once).
-    path("ui/", include(([*provider_pages.urlpatterns, *allocation_pages.urlpatterns,
-                          *candidate_pages.urlpatterns], "ui"))),
+    # The operator console: every page, one "ui" namespace.
+    path("ui/", include(("console.urls", "ui"))),
     # A page path without its trailing slash is redirected (or a 404) here, before
     # the admin's own catch-all would send it through the login first.
     re_path(r"^(?:admin|ui)(?:/.*)?(?<!/)$", append_slash),
@@ -58,7 +53,7 @@ urlpatterns = [
     # The admin's CSS/JS straight from the app directories (no collectstatic, no
     # separate web server needed); the files are small and the pages staff-only.
     re_path(r"^static/(?P<path>.+)$", serve_static, {"insecure": True}),
-    # What browsers ask for unasked: the pages' icon (providers/static/ui/favicon.svg).
+    # What browsers ask for unasked: the pages' icon (console/static/ui/favicon.svg).
     path("favicon.ico", serve_static, {"path": "ui/favicon.svg", "insecure": True}),
     re_path(r"^.*$", not_found, name="unmatched"),  # metrics label it "unmatched"
 ]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("placement_site", "candidates", "allocations", "providers", "foundation")
+PACKAGES = ("placement_site", "console", "candidates", "allocations", "providers", "foundation")
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
@@ -23,7 +23,7 @@ def lint_imports(tree):
 def test_the_tree_keeps_every_contract():
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 1 kept, 0 broken." in result.stdout
+    assert "Contracts: 3 kept, 0 broken." in result.stdout
 
 
 @pytest.fixture
@@ -52,15 +52,35 @@ FLOORS = "Imports go down only"
     # an app importing the project
     ("allocations/tree_documents.py", "from placement_site.inprocess import PlacementClient",
      "allocations.tree_documents -> placement_site.inprocess"),
+    # a domain app importing the console above it
+    ("providers/admin/providers.py", "from console.providers import forms",
+     "providers.admin.providers -> console.providers.forms"),
 ], ids=["providers-imports-candidates", "allocations-imports-candidates",
         "foundation-imports-providers", "foundation-imports-the-project",
-        "app-imports-the-project"])
+        "app-imports-the-project", "app-imports-the-console"])
 def test_a_forbidden_import_breaks_its_contract(tree_copy, module, statement, reported):
     with open(tree_copy / module, "a", encoding="utf-8") as source:
         source.write(f"\n{statement}  # noqa\n")
     result = lint_imports(tree_copy)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "Contracts: 0 kept, 1 broken." in result.stdout
+    assert "Contracts: 2 kept, 1 broken." in result.stdout
     broken = result.stdout.split("Broken contracts", 1)[1]
     assert FLOORS in broken
     assert reported in broken
+
+
+@pytest.mark.parametrize("module, statement, contract, reported", [
+    ("console/overview.py", "from providers.api.views import resource_providers",
+     "never on an app's API", "console.overview -> providers.api.views.resource_providers"),
+    ("allocations/management/commands/reshape.py",
+     "from allocations.api import reshaper_views", "Commands call services",
+     "allocations.management.commands.reshape -> allocations.api.reshaper_views"),
+], ids=["console-imports-an-api", "command-imports-an-api"])
+def test_the_console_and_commands_never_import_an_api(tree_copy, module, statement,
+                                                      contract, reported):
+    with open(tree_copy / module, "a", encoding="utf-8") as source:
+        source.write(f"\n{statement}  # noqa\n")
+    result = lint_imports(tree_copy)
+    assert result.returncode == 1, result.stdout + result.stderr
+    broken = result.stdout.split("Broken contracts", 1)[1]
+    assert contract in broken and reported in broken

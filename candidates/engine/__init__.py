@@ -14,9 +14,10 @@ Result (candidates + the data provider_summaries need). It
    candidates (candidate_set.py) and combines them (combine.py), stopping as soon
    as it has the candidates it needs. Without a limit there is one batch: the
    whole database;
-3. applies limit / randomisation and loads the provider summaries (summaries.py) of
-   the answer, or of the part of it a caller chooses (`shown`: the operator UI's pages
-   arrange the answer and show one page of it).
+3. applies limit / randomisation: find_answer() returns that Answer;
+4. loads the provider summaries (summaries.py) of the answer, or of the part of it a
+   caller chose (summarise()). find_candidates() does both for the API; the operator
+   console's pages arrange the answer and summarise the page they show.
 
 It never sees a microversion: request.py turned those into flags.
 """
@@ -34,20 +35,28 @@ from candidates.resolve import resolve
 from candidates.sql import topology
 
 __all__ = ["Answer", "Evaluation", "Result", "drops_same_tree", "evaluate",
-           "find_candidates", "load_facts"]
+           "find_answer", "find_candidates", "load_facts", "summarise"]
 
 
 @dataclass
 class Answer:
-    """The answer before its summaries, for a caller that shows part of it:
+    """The answer before its summaries: what find_answer() found, for a caller that
+    shows part of it (summarise() then summarises that part).
+
     candidates: after limit and randomisation; roots: rp id -> root id of every
     provider they use; sharing: the sharing providers' ids; batches: the Facts of the
-    batches read (their inventory rows, for a caller that weighs candidates)."""
+    batches read (their inventory rows, for a caller that weighs candidates);
+    generated: every candidate generated before the limit (summaries below 1.29 show
+    their providers too); query, names, summary: what the summaries are made for."""
 
     candidates: list
     roots: dict
     sharing: frozenset
     batches: list
+    generated: list = field(default_factory=list)
+    query: object = None
+    names: object = None
+    summary: tuple = (True, True, True)   # whole_trees, all_classes, with_traits
 
     def tree_of(self, candidate):
         """The tree (root id) the candidate is built around."""
@@ -73,26 +82,58 @@ class Result:
 
 
 def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=True,
-                    randomize=False, max_candidates=-1, breadth_first=False, shown=None):
-    """Evaluate a CandidateQuery.
+                    randomize=False, max_candidates=-1, breadth_first=False):
+    """The API's answer to a CandidateQuery: every candidate find_answer() finds, with
+    its provider summaries, both read against one view of the topology. The options are
+    find_answer()'s.
+    Raises InvalidCandidatesQuery for unknown resource classes or traits (when reached)."""
+    return _consistently(lambda: _summarise(_answer(
+        query, (whole_trees, all_classes, with_traits), randomize, max_candidates,
+        breadth_first)))
+
+
+def find_answer(query, *, whole_trees=True, all_classes=True, with_traits=True,
+                randomize=False, max_candidates=-1, breadth_first=False):
+    """Evaluate a CandidateQuery: the Answer, without summaries (None when the query is
+    proven empty before any candidate is sought).
 
     whole_trees: summaries cover every provider of the trees involved (1.29+),
     else only providers in allocations; all_classes: summaries show every class
     (1.27+), else only the requested ones; with_traits: summaries list traits.
     randomize / max_candidates: the [placement] options of the same names;
     breadth_first: allocation_candidates_generation_strategy = breadth-first.
-    shown: None (the API: the whole answer), or a callable(Answer) -> the candidates
-    to return and summarise, as if the answer were cut to them (§4.7); it is not
-    called when the query is proven empty before any candidate is sought.
     Raises InvalidCandidatesQuery for unknown resource classes or traits (when reached).
     """
-    args = (query, whole_trees, all_classes, with_traits, randomize, max_candidates,
-            breadth_first, shown)
+    return _consistently(lambda: _answer(
+        query, (whole_trees, all_classes, with_traits), randomize, max_candidates,
+        breadth_first))
+
+
+def summarise(answer, candidates=None):
+    """The Result of `candidates` (default: the whole answer) out of `answer`, with
+    the summaries of their providers, as if the answer were cut to them (§4.7)."""
+    return _consistently(lambda: _summarise(answer, candidates))
+
+
+def _summarise(answer, candidates=None):
+    if answer is None:
+        return Result()
+    found = answer.candidates if candidates is None else candidates
+    if not found:
+        return Result()
+    return Result(candidates=found, **with_summaries(
+        found, answer.generated, answer.roots, answer.batches, answer.query,
+        answer.names, *answer.summary))
+
+
+def _consistently(work):
+    """work() against one view of the topology: this process's settled snapshot when it
+    proves current, else the database (its token read first)."""
     with topology.optimistic_use() as use:
         if use is not None:
             # the settled snapshot, its token read along with the first usage
             try:
-                result = _find(*args)
+                result = work()
             except DatabaseError:
                 raise
             except Exception:
@@ -106,15 +147,14 @@ def find_candidates(query, *, whole_trees=True, all_classes=True, with_traits=Tr
                     return result
     # no settled snapshot, or it was not current: read the token first
     with topology.in_use():
-        return _find(*args)
+        return work()
 
 
-def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidates,
-          breadth_first, shown):
+def _answer(query, summary, randomize, max_candidates, breadth_first):
     names = resolve(query)
     evaluation, excluded = evaluate(query, names)
     if excluded is not None:
-        return Result()
+        return None
 
     limit = query.limit
     drop_same_tree = drops_same_tree(query)
@@ -123,6 +163,7 @@ def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidate
     # providers of the candidates left out (§4.7), so every candidate is generated.
     if not randomize and limit is not None and not drop_same_tree:
         cap = limit if cap is None else min(cap, limit)
+    whole_trees, all_classes, with_traits = summary
     found, roots, batches = generate(evaluation, cap, drop_same_tree, breadth_first,
                                      every_class=all_classes, trait_names=with_traits)
     metrics.observe_candidate_work(len(roots), cap is not None and len(found) >= cap)
@@ -134,9 +175,4 @@ def _find(query, whole_trees, all_classes, with_traits, randomize, max_candidate
             random.shuffle(found)
     elif limit is not None:
         found = found[:limit]
-    if shown is not None:
-        found = shown(Answer(found, roots, evaluation.sharing, batches))
-    if not found:
-        return Result()
-    return Result(candidates=found, **with_summaries(
-        found, generated, roots, batches, query, names, whole_trees, all_classes, with_traits))
+    return Answer(found, roots, evaluation.sharing, batches, generated, query, names, summary)

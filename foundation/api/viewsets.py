@@ -18,7 +18,7 @@ from django.utils import timezone
 from rest_framework import viewsets
 from rest_framework.response import Response
 
-from foundation import jsonschemas, uuids
+from foundation.jsonschemas import validate
 from foundation.api import policy
 from foundation.api.accept import accepts_json
 from foundation.api.exceptions import MethodNotAllowed, NotAcceptable, UnsupportedMediaType
@@ -216,22 +216,6 @@ def _document_problem(data):
             children = [*value, *value.values()] if isinstance(value, dict) else value
             stack.extend((child, depth + 1) for child in children)
     return None
-
-
-_FORMAT_CHECKER = jsonschema.FormatChecker()
-
-
-@_FORMAT_CHECKER.checks("uuid")
-def _uuid_format(value):
-    """JSON schema `"format": "uuid"`: Placement's uuid-like strings (other types pass)."""
-    return not isinstance(value, str) or uuids.is_uuid_like(value)
-
-
-def validate(data, schema, prefix):
-    """jsonschema validation with Placement's 400 message prefix."""
-    error = jsonschemas.first_error(data, schema, _FORMAT_CHECKER)
-    if error is not None:
-        raise InvalidInput(f"{prefix}{error}")
 
 
 def latest(*moments):

@@ -6,6 +6,7 @@ from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
 
 from foundation import uuids
+from foundation.forms import GenerationField
 from providers import rules
 from providers.admin.forms import (
     NoRelatedLinksMixin, ServiceAdminMixin, ServiceInlineFormSet, ServiceModelForm,
@@ -16,7 +17,6 @@ from providers.services import aggregates as aggregate_services
 from providers.services import inventories as inventory_services
 from providers.services import provider_traits as provider_trait_services
 from providers.services import providers as provider_services
-from providers.ui.forms import GenerationField
 
 
 class InventoryInlineForm(forms.ModelForm):

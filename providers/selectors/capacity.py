@@ -66,7 +66,7 @@ class InventoryUsage:
     @property
     def percent(self):
         """used / usable (the whole units every page shows as capacity) in percent, as
-        usage bars compute it (providers.ui.tree_layout.usage_bar), so that one usage reads
+        usage bars compute it (console.providers.tree_layout.usage_bar), so that one usage reads
         the same everywhere; None when there is no capacity."""
         if self.usable <= 0:
             return None

@@ -5,7 +5,7 @@ import uuid
 import jsonschema
 import pytest
 
-from allocations.api import schemas as allocation_schemas
+from allocations import payloads as allocation_schemas
 from foundation import jsonschemas
 from foundation.api import viewsets
 from foundation.api.microversion import Version
@@ -29,15 +29,15 @@ def _raised(data, schema, format_checker):
 
 
 @pytest.mark.parametrize("data, schema, format_checker", [
-    (GOOD_PUT, PUT, viewsets._FORMAT_CHECKER),
-    ({**GOOD_PUT, "consumer_type": ""}, PUT, viewsets._FORMAT_CHECKER),
+    (GOOD_PUT, PUT, jsonschemas.FORMAT_CHECKER),
+    ({**GOOD_PUT, "consumer_type": ""}, PUT, jsonschemas.FORMAT_CHECKER),
     ({**GOOD_PUT, "allocations": {"not-a-uuid": {"resources": {"VCPU": 1}}}}, PUT,
-     viewsets._FORMAT_CHECKER),
+     jsonschemas.FORMAT_CHECKER),
     ({**GOOD_PUT, "allocations": {RP: {"resources": {"VCPU": 0}}}, "extra": 1}, PUT,
-     viewsets._FORMAT_CHECKER),
-    ({"project_id": "p"}, PUT, viewsets._FORMAT_CHECKER),
-    ({"name": "in:HW_CPU_X86_AVX2"}, LIST_QUERY_SCHEMA, viewsets._FORMAT_CHECKER),
-    ({"name": "x", "bogus": "1"}, LIST_QUERY_SCHEMA, viewsets._FORMAT_CHECKER),
+     jsonschemas.FORMAT_CHECKER),
+    ({"project_id": "p"}, PUT, jsonschemas.FORMAT_CHECKER),
+    ({"name": "in:HW_CPU_X86_AVX2"}, LIST_QUERY_SCHEMA, jsonschemas.FORMAT_CHECKER),
+    ({"name": "x", "bogus": "1"}, LIST_QUERY_SCHEMA, jsonschemas.FORMAT_CHECKER),
     ({"uuid": RP.upper()}, list_query_schema(Version(1, 39)),
      resource_providers._QUERY_FORMATS),
     ({"uuid": "nope"}, list_query_schema(Version(1, 39)),
@@ -70,7 +70,7 @@ def checks(monkeypatch):
 
 def test_a_schema_is_checked_once_however_often_it_validates(checks):
     for _ in range(3):
-        assert jsonschemas.first_error(GOOD_PUT, PUT, viewsets._FORMAT_CHECKER) is None
+        assert jsonschemas.first_error(GOOD_PUT, PUT, jsonschemas.FORMAT_CHECKER) is None
     assert checks == [PUT]
 
 

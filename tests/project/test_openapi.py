@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from allocations.api import schemas as allocation_schemas
-from allocations.api.schemas import reshaper_schema
+from allocations import payloads as allocation_schemas
+from allocations.payloads import reshaper_schema
 from candidates.request import query_schema
 from foundation.api import microversion
 from placement_site import openapi

@@ -1,6 +1,6 @@
-"""providers.ui.tree_layout without a database: subtree totals, budgets and "more"
+"""console.providers.tree_layout without a database: subtree totals, budgets and "more"
 entries, folded subtrees when filtering, usage bars."""
-from providers.ui.tree_layout import Forest, layout_children, layout_trees, usage_bar
+from console.providers.tree_layout import Forest, layout_children, layout_trees, usage_bar
 
 
 def node(id, parent=None, level=0, name=None):
@@ -110,8 +110,8 @@ def test_usage_bar_numbers_are_grouped_and_sizes_named():
 
 
 def test_siblings_show_what_tells_them_apart():
-    from foundation.ui.sorting import name_order
-    from providers.ui.tree_layout import short_names
+    from console.sorting import name_order
+    from console.providers.tree_layout import short_names
 
     parent = "net-agent-big.dc1.example.net"
     assert short_names([f"{parent}-ens0f1", f"{parent}-ens1f3"], parent) == ["…ens0f1", "…ens1f3"]

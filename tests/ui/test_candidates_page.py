@@ -510,7 +510,7 @@ def test_a_bad_order_is_refused_in_words(client, rooms):
 
 def test_a_page_shows_the_summaries_its_candidates_use_and_raw_json_when_small(
         client, sample, monkeypatch):
-    from candidates.ui import pages
+    from console.candidates import pages
 
     context = run(client, "resources=VCPU:1").context
     # cn1-numa0, cn1-numa1 and cn2 are used; cn1 is in the answer's summaries (its tree)

@@ -472,7 +472,7 @@ def test_consumer_page_has_a_constant_number_of_queries(client, sample, django_a
 
 
 def test_describe_creates_updates_deletes_and_allocations(sample):
-    from providers.ui.change_log import describe
+    from console.providers.change_log import describe
 
     cn1, cn2 = sample["cn1"], sample["cn2"]
     gone = "0b1c2d3e-0000-4000-8000-000000000000"

@@ -13,12 +13,12 @@ from django.urls import reverse
 
 from allocations import selectors
 from allocations.models import Allocation, Consumer
-from allocations.ui.move_targets import move_choice
+from console.consumers.move_targets import move_choice
 from allocations.rules import InventoryLimits, move_refusal
 from providers.models import Inventory
 from providers.querysets import with_usage
 from providers.rules import reported_capacity
-from foundation.ui.sorting import name_order
+from console.sorting import name_order
 from tests.bigcloud import AGGS, HOST_MEMORY, NEARLY_FULL_MEMORY, build_cloud, host_name
 from tests.factories import allocate, make_consumer
 

@@ -1,4 +1,4 @@
-"""The provider list's filters (providers.filtersets) through the test client: each
+"""The provider list's filters (console.providers.filtersets) through the test client: each
 filter and combinations keep exactly the providers GET /resource_providers lists at
 1.39, a refused value is a form error with the API's message, trees sort by usage,
 pages are numbered, the CSV export applies the filters, and every read is a fixed

@@ -3,7 +3,7 @@ from django.conf import settings
 from rest_framework.response import Response
 
 from allocations import rules, selectors, services
-from allocations.api import schemas
+from allocations.payloads import consumer_request, post_schema, put_schema
 from foundation.api.microversion import (
     ALLOCATION_PROJECT_USER,
     CONSUMER_GENERATIONS,
@@ -33,7 +33,7 @@ class AllocationViewSet(PlacementViewSet):
     @endpoint("placement:allocations:update", content_type=True)
     def update(self, request, consumer_uuid):
         consumer_uuid = rules.canonical_consumer_uuid(consumer_uuid)
-        data = self.json_body(request, schemas.put_schema(request.version))
+        data = self.json_body(request, put_schema(request.version))
         wanted = consumer_request(request.version, consumer_uuid, data)
         services.allocations_replace(
             consumers=[wanted], on_unknown_class=services.put_unknown_class(consumer_uuid))
@@ -46,34 +46,10 @@ class AllocationViewSet(PlacementViewSet):
 
     @endpoint("placement:allocations:manage", min_version=POST_ALLOCATIONS, content_type=True)
     def create(self, request):
-        data = self.json_body(request, schemas.post_schema(request.version))
+        data = self.json_body(request, post_schema(request.version))
         wanted = [consumer_request(request.version, consumer_uuid, body)
                   for consumer_uuid, body in data.items()]
         services.allocations_replace(
             consumers=wanted, on_unknown_class=services.post_unknown_class)
         return self.no_content()
 
-
-def consumer_request(version, consumer_uuid, data):
-    """One consumer's validated body (any microversion's form) -> ConsumerAllocations."""
-    if version >= DICT_ALLOCATIONS:
-        allocations = {rp_uuid: entry["resources"]
-                       for rp_uuid, entry in data["allocations"].items()}
-    else:
-        # List form: a provider named twice keeps its later entry.
-        allocations = {item["resource_provider"]["uuid"]: item["resources"]
-                       for item in data["allocations"]}
-    if version >= ALLOCATION_PROJECT_USER:
-        project_id, user_id = data["project_id"], data["user_id"]
-    else:
-        project_id = settings.PLACEMENT_INCOMPLETE_CONSUMER_PROJECT_ID
-        user_id = settings.PLACEMENT_INCOMPLETE_CONSUMER_USER_ID
-    return services.ConsumerAllocations(
-        consumer_uuid=consumer_uuid,
-        project_id=project_id,
-        user_id=user_id,
-        allocations=allocations,
-        consumer_type=data["consumer_type"] if version >= CONSUMER_TYPES else None,
-        generation=(data["consumer_generation"] if version >= CONSUMER_GENERATIONS
-                    else services.UNCHECKED),
-    )

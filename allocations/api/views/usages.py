@@ -2,7 +2,7 @@
 from rest_framework.response import Response
 
 from allocations import selectors
-from allocations.api import schemas
+from allocations.payloads import usages_schema
 from allocations.exceptions import ProviderNotFoundForAllocations, ProviderNotFoundForUsages
 from foundation.api import policy
 from foundation.api.microversion import CONSUMER_GENERATIONS, CONSUMER_TYPES, USAGES
@@ -43,7 +43,7 @@ class UsagesViewSet(PlacementViewSet):
         policy.authorize(request, "placement:usages",
                          {"project_id": project_values[-1] if project_values else None})
         check_query_decodes(request)
-        params = self.query_params(request, schemas.usages_schema(request.version))
+        params = self.query_params(request, usages_schema(request.version))
         grouped = request.version >= CONSUMER_TYPES
         usages = selectors.usages_totals(
             project_id=params["project_id"], user_id=params.get("user_id"),

@@ -8,16 +8,15 @@ transaction as the endpoint. Prints the inventories and allocations that change 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from allocations.api.reshaper_views import reshape_arguments
-from allocations.api.schemas import reshaper_schema
 from allocations.models import Allocation
+from allocations.payloads import reshape_arguments, reshaper_schema
 from allocations.reshaper import reshape
 from foundation.actor import ActorCommandMixin
 from foundation.api import microversion
 from foundation.api.exceptions import domain_error_status
-from foundation.api.viewsets import validate
 from foundation.domain_errors import DEFAULT_CODE, DomainError
 from foundation.jsonfile import read_json_file
+from foundation.jsonschemas import validate
 from providers.models import Inventory, ResourceProvider
 from providers.rules import INVENTORY_DEFAULTS as DEFAULTS
 from providers.rules import INVENTORY_FIELDS

@@ -1,5 +1,4 @@
 """/resource_providers and /resource_providers/{uuid} (resource-providers.md)."""
-import re
 
 import jsonschema
 from django.utils import timezone
@@ -29,8 +28,7 @@ _QUERY_FORMATS = jsonschema.FormatChecker(formats=())
 
 @_QUERY_FORMATS.checks("uuid")
 def _is_canonical_uuid(value):
-    return (not isinstance(value, str)
-            or re.fullmatch(uuids.CANONICAL_UUID_REGEX, value) is not None)
+    return not isinstance(value, str) or uuids.is_canonical_uuid(value)
 
 
 def list_query_refusal(params, version):

@@ -1,1 +1,0 @@
-"""The allocations app's operator pages: dashboard, usages, status, consumers."""

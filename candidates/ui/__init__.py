@@ -1,1 +1,0 @@
-"""The candidates app's operator pages: the explorer, its CSV and "why not?"."""

@@ -1,0 +1,38 @@
+"""Revert a change log entry from the operator pages (one click; a bulk edit's batch is
+reverted from its own page, console.providers.bulk).
+
+The entry's page (a provider's or consumer's) posts here with `next`, its own address;
+the revert is checked against the generation the entry left (allocations.reverts,
+providers.services.reverts) and the outcome is shown there as a message.
+"""
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.shortcuts import redirect
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from allocations import reverts
+from console.consumers.consumers import _named
+from foundation.domain_errors import DomainError, error_message
+
+
+def _back(request, fallback="ui:dashboard"):
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                       require_https=request.is_secure()):
+        return redirect(target)
+    return redirect(fallback)
+
+
+@staff_member_required
+@require_POST
+def change_revert(request, record_id):
+    try:
+        record = reverts.change_revert(record_id=record_id)
+    except DomainError as exc:
+        messages.error(request, _named(f"Not reverted: {error_message(exc)}"))
+    else:
+        messages.success(request, _named(
+            f"Reverted change {record.id} ({record.action} of {record.entity}, "
+            f"{record.created_at:%Y-%m-%d %H:%M:%S} UTC)."))
+    return _back(request)

@@ -1,1 +1,0 @@
-"""Helpers every app's operator pages use: numbers, row links, name order."""
