@@ -110,7 +110,7 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
     def outcome_on(self, raw, facts, marker):
         """Our old session, when it is still there, may still be committing: it is
         ended first (a thread id is only ours on the same server, never restarted
-        since: SERVER_IDENTITY). Then the transaction's marker tells."""
+        since: server_identity). Then the transaction's marker tells."""
         thread_id, server = facts
         with raw.cursor() as cursor:
             now = server_identity(cursor)

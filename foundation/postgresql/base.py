@@ -8,12 +8,15 @@ small request). An idle connection has nothing to read unless the server sent so
 unasked, and a server closing the connection is such a message (an error, then end of
 file), so polling the socket answers the same question without a round trip. As with
 `SELECT 1`, a connection whose transaction has failed is not usable.
+
+Also: every round trip waits at most round_trip_timeout (wait(), psycopg2's wait
+callback), and a COMMIT that lost its connection is looked up by txid_status()
+(commit_facts, outcome_on; foundation/db_faults.py).
 """
 import select
 import socket
 import time
 
-import psycopg2
 from django.conf import settings
 from django.db.backends.postgresql import base
 from psycopg2 import extensions
