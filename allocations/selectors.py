@@ -11,7 +11,8 @@ from providers.models import (
     ChangeRecord, Inventory, ProviderAggregate, ProviderTrait, ResourceProvider,
 )
 from foundation.uuids import canonical_uuid_or_none
-from providers.querysets import capacity_expression, with_usage
+from allocations.usage import with_usage
+from providers.querysets import capacity_expression
 from providers.rules.names import SHARING_TRAIT
 
 
@@ -239,7 +240,7 @@ def consumer_allocation_rows(*, consumer_id):
 
 def move_targets(*, resource_class_id, exclude_provider_id):
     """The inventories of the class but the source provider's, annotated with `used`
-    (providers.querysets.with_usage), lazily: filter with providers.querysets.room_q
+    (allocations.usage.with_usage), lazily: filter with allocations.usage.room_q
     to keep those where an amount fits, order with in_move_order."""
     return with_usage(Inventory.objects.filter(resource_class_id=resource_class_id)
                       .exclude(provider_id=exclude_provider_id))

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import connection
 
 from foundation.db_pool import connection_budget
-from providers import querysets
+from allocations import usage
 from providers.models import Inventory, ResourceClass, ResourceProvider, Trait
 from providers.rules import capacity
 from providers.standard import standard_resource_classes, standard_traits
@@ -119,8 +119,8 @@ def check_allocations_have_inventory():
 def over_capacity_rows():
     """(provider uuid, class, used, total, reserved, allocation_ratio) of every inventory
     used beyond its capacity, by provider uuid and class: the SQL twin of
-    providers.rules.capacity() (providers.querysets.over_capacity)."""
-    return list(querysets.over_capacity(Inventory.objects)
+    providers.rules.capacity() (allocations.usage.over_capacity)."""
+    return list(usage.over_capacity(Inventory.objects)
                 .order_by("provider__uuid", "resource_class__name")
                 .values_list("provider__uuid", "resource_class__name", "used", "total",
                              "reserved", "allocation_ratio"))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from allocations import rules
 from allocations.models import Allocation
 from providers.models import Inventory, ResourceProvider
-from providers.querysets import with_usage
+from allocations.usage import with_usage
 from providers.rules import reported_capacity
 
 

@@ -8,13 +8,13 @@ pages' (console.providers.tree_layout.usage_row), so a bar means the same everyw
 import csv
 from urllib.parse import urlencode
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from console.door import LIST_PROVIDERS, USAGES, door
 from allocations import selectors, status_checks
 from console.consumers.forms import UsageFilterForm
 from allocations.models import UNKNOWN_CONSUMER_TYPE
@@ -22,14 +22,14 @@ from foundation.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 from console import numbers
 from console.links import row_url
-from providers.selectors.capacity import InventoryUsage, over_capacity_usages
+from allocations.usage import InventoryUsage, over_capacity_usages
 from console.providers.tree_layout import usage_row
 
 TOP_USAGE_ROWS = 10
 OVER_PER_PAGE = 50   # over-capacity rows a page of the status page
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def dashboard(request):
     counts = {
@@ -119,7 +119,7 @@ def _sort_links(params, classes):
     return links
 
 
-@staff_member_required
+@door(read=USAGES)
 @require_GET
 def usages(request):
     """Totals of used resources per project (/user /consumer type), a page of groups at a
@@ -148,7 +148,7 @@ def usages(request):
     })
 
 
-@staff_member_required
+@door(read=USAGES)
 @require_GET
 def usages_csv(request):
     """The usages table as the page shows it (same filters, grouping and order, every
@@ -165,7 +165,7 @@ def usages_csv(request):
     return response
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def status(request):
     """The placement_status health checks (allocations.status_checks), each with its

@@ -194,12 +194,22 @@ PLACEMENT_PAGE_MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # a Keystone login's identity on request.user, or its logout once its token expired
+    "console.keystone.KeystoneSessionMiddleware",
     # the change log's actor on UI and admin pages: the login (foundation.actor)
     "foundation.api.middleware.LoginActorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
 # The admin's checks look for its middleware in MIDDLEWARE; it is in the page stack.
 SILENCED_SYSTEM_CHECKS = ["admin.E408", "admin.E409", "admin.E410"]
+
+# Who logs in to the console and the admin (console/door.py): Keystone operators, whose
+# permissions the API's policy decides, or local Django accounts.
+AUTHENTICATION_BACKENDS = (["console.keystone.KeystoneBackend"]
+                           if CONF.api.auth_strategy == "keystone"
+                           else ["django.contrib.auth.backends.ModelBackend"])
+LOGIN_URL = "/admin/login/"
+LOGIN_REDIRECT_URL = "/ui/"   # after a login without a next= of this site
 
 ROOT_URLCONF = "placement_site.urls"
 WSGI_APPLICATION = "placement_site.wsgi.application"

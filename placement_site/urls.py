@@ -11,6 +11,7 @@ from django.urls import Resolver404, include, path, re_path, resolve
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
+from console.login import login as console_login
 from foundation.api.errors import error_response
 from foundation.api.middleware import is_api_path
 from foundation.api.root import RootViewSet
@@ -49,6 +50,8 @@ urlpatterns = [
     # A page path without its trailing slash is redirected (or a 404) here, before
     # the admin's own catch-all would send it through the login first.
     re_path(r"^(?:admin|ui)(?:/.*)?(?<!/)$", append_slash),
+    # One login for the console and the admin (Keystone or local accounts).
+    path("admin/login/", console_login, name="login"),
     path("admin/", admin.site.urls),
     # The admin's CSS/JS straight from the app directories (no collectstatic, no
     # separate web server needed); the files are small and the pages staff-only.

@@ -61,35 +61,6 @@ from django.db.models.lookups import Exact, LessThanOrEqual
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 
 
-def _allocation_model():
-    # providers must not import allocations (imports go providers <- allocations);
-    # reach the Allocation model through the reverse relation instead.
-    return ResourceProvider._meta.get_field("allocations").related_model
-
-
-def usage_subquery(rc_id, provider_ref=None):
-    """SUM(allocations.used) for class `rc_id` on the provider `provider_ref` (0 if none).
-
-    `provider_ref` defaults to OuterRef("provider_id") (for use on Inventory rows).
-
-    SQL shape: COALESCE((SELECT SUM(used) FROM allocations WHERE provider_id = ...
-    AND resource_class_id = ...), 0). A plain aggregate, one row whatever matches:
-    Django's usual form (GROUP BY provider_id ... LIMIT 1) let PostgreSQL's planner
-    count on the LIMIT to stop a sequential scan of the allocations early, and scan
-    them whole once per inventory row (GET /resource_providers?resources=: 124 ms
-    instead of 10 at 1,000 providers, after a run of claims).
-    """
-    Allocation = _allocation_model()
-    provider_ref = provider_ref if provider_ref is not None else OuterRef("provider_id")
-    used = (Allocation.objects
-            .filter(provider_id=provider_ref, resource_class_id=rc_id)
-            .order_by()
-            # SUM as a plain function: Django adds no GROUP BY for it
-            .annotate(total_used=Func(F("used"), function="SUM"))
-            .values("total_used"))
-    return Coalesce(Subquery(used, output_field=IntegerField()), Value(0))
-
-
 def capacity_expression():
     """The SQL twin of providers.rules.capacity(): (total - reserved) * allocation_ratio
     on Inventory rows, as a float (the database filters and sorts by it).
@@ -98,78 +69,6 @@ def capacity_expression():
     """
     return ExpressionWrapper(Cast(F("total") - F("reserved"), FloatField())
                              * F("allocation_ratio"), output_field=FloatField())
-
-
-def with_usage(inventories):
-    """Inventory rows annotated with `used`: SUM(used) of the allocations of the row's
-    class on the row's provider (0 when there are none)."""
-    return inventories.annotate(used=usage_subquery(OuterRef("resource_class_id")))
-
-
-def over_capacity(inventories):
-    """Inventory rows (annotated with `used`) whose allocations exceed their capacity:
-    used > (total - reserved) * allocation_ratio, with something allocated.
-
-    SQL shape:
-        SELECT inventories.*, <usage_subquery> AS used FROM inventories
-        WHERE used > 0 AND used > (total - reserved) * allocation_ratio
-    """
-    return (with_usage(inventories)
-            .annotate(_capacity=capacity_expression())
-            .filter(used__gt=0)
-            .filter(used__gt=F("_capacity")))
-
-
-def room_q(amount, *, units=None, used=None):
-    """Q on Inventory rows: `amount` (at least 1) more of the row's class fits there
-    now, by the write's rules (allocations.rules.move_refusal, which
-    tests/providers/test_capacity_twins.py holds equal to this): `units` (what the
-    consumer will then hold there: an int or an expression per row; default `amount`)
-    keeps min_unit <= units <= max_unit and units % step_size == 0, and
-    used + amount <= (total - reserved) * allocation_ratio. `used`: the row's usage,
-    default F("used") (with_usage).
-    """
-    units = Value(amount) if units is None else units
-    within_units = (Q(min_unit__lte=units, max_unit__gte=units)
-                    # step_size = 1 says nothing MOD() does not, but the planner estimates
-                    # it from the column's statistics (nearly every row), where it puts any
-                    # expression = 0 at 0.5 % of the rows and then nests loops over them
-                    & (Q(step_size=1)
-                       | Exact(Mod(units, F("step_size"), output_field=IntegerField()), 0)))
-    used = F("used") if used is None else used
-    return within_units & Q(LessThanOrEqual(Cast(used + Value(amount), FloatField()),
-                                            capacity_expression()))
-
-
-def capacity_provider_ids(rc_id, amount):
-    """Ids of providers to which `amount` of class `rc_id` fits now (see module doc).
-
-    SQL shape:
-        SELECT provider_id FROM inventories
-        WHERE resource_class_id = %s AND min_unit <= %s AND max_unit >= %s
-          AND (step_size = 1 OR MOD(%s, step_size) = 0)
-          AND COALESCE((SELECT SUM(used) FROM allocations a
-                        WHERE a.provider_id = inventories.provider_id
-                          AND a.resource_class_id = %s), 0) + %s
-              <= (total - reserved) * allocation_ratio
-    """
-    return (Inventory.objects
-            .filter(room_q(amount, used=usage_subquery(rc_id)), resource_class_id=rc_id)
-            .values_list("provider_id", flat=True))
-
-
-def over_capacity_provider_ids():
-    """Ids of providers where the usage of some class exceeds its capacity
-    (over_capacity). Placement lets this happen (an inventory lowered below its usage,
-    the reshaper); such a provider takes no new allocation of the class."""
-    return over_capacity(Inventory.objects).values_list("provider_id", flat=True)
-
-
-def with_capacity(qs, amounts):
-    """Narrow `qs` to providers where every {rc_id: amount} fits (each on its own)."""
-    for rc_id, amount in amounts.items():
-        qs = qs.filter(id__in=capacity_provider_ids(rc_id, amount))
-    return qs
 
 
 def providers_with_all_traits_ids(trait_ids):

@@ -3,6 +3,7 @@
 `lint-imports` runs on the real tree, then on copies of it with one forbidden import
 added each, where it must fail and name that import.
 """
+import re
 import shutil
 import subprocess
 import sys
@@ -84,3 +85,24 @@ def test_the_console_and_commands_never_import_an_api(tree_copy, module, stateme
     assert result.returncode == 1, result.stdout + result.stderr
     broken = result.stdout.split("Broken contracts", 1)[1]
     assert contract in broken and reported in broken
+
+
+# What an import contract cannot see: a lower floor reaching a higher floor's tables by
+# field names (ORM lookups through a reverse relation) or through a model's _meta.
+REACHES = re.compile(r"allocations__|\.allocations\b|_meta\.get_field|related_model")
+
+
+def test_providers_names_nothing_of_allocations():
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+             for path in sorted((ROOT / "providers").rglob("*.py"))
+             if "migrations" not in path.parts
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if REACHES.search(line) and not line.lstrip().startswith("#")]
+    assert found == []
+
+
+def test_the_reach_check_sees_a_reach():
+    assert REACHES.search('providers.filter(allocations__isnull=False)')
+    assert REACHES.search('provider.allocations.exists()')
+    assert REACHES.search('ResourceProvider._meta.get_field("allocations")')
+    assert not REACHES.search('usage.provider_in_use(provider)')

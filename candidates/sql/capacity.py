@@ -8,7 +8,8 @@ from candidates.sql import fetch, topology
 from candidates.sql.rows import InventoryKey
 from foundation.db_routing import read_alias
 from providers.models import Inventory
-from providers.querysets import capacity_expression, with_usage
+from allocations.usage import with_usage
+from providers.querysets import capacity_expression
 from providers.rules import capacity
 
 _COLUMNS = """i.provider_id, i.resource_class_id, {used} AS used, i.total, i.reserved,

@@ -20,7 +20,6 @@ from http import HTTPStatus
 
 import orjson
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
@@ -30,6 +29,7 @@ from django.utils.encoding import iri_to_uri
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
+from console.door import CANDIDATES, door
 from candidates import engine, present
 from console.candidates.forms import CandidatesForm, FlavorForm, OrderForm
 from candidates.options import engine_options, extensions
@@ -229,7 +229,7 @@ def _kept_flavor(request, query):
     return FlavorForm(data)
 
 
-@staff_member_required
+@door(read=CANDIDATES, post_reads=True)
 @require_http_methods(["GET", "POST"])
 @collector.paused()   # large answers of small objects, none in a cycle
 def candidates(request):
@@ -291,7 +291,7 @@ def candidates(request):
     return render(request, "ui/candidates.html", context)
 
 
-@staff_member_required
+@door(read=CANDIDATES, post_reads=True)
 @require_http_methods(["GET", "POST"])
 @collector.paused()   # large answers of small objects, none in a cycle
 def candidates_csv(request):

@@ -7,13 +7,13 @@ siblings are folded into one row (explain.cloud.collapse_siblings).
 """
 from http import HTTPStatus
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods
 
+from console.door import CANDIDATES, door
 from candidates import explain
 from candidates.explain import reasons as explain_reasons
 from candidates.explain.cloud import collapse_siblings
@@ -59,7 +59,7 @@ def _form_error(form):
     return {"status": 400, "title": HTTPStatus(400).phrase, "code": None, "detail": detail}
 
 
-@staff_member_required
+@door(read=CANDIDATES, post_reads=True)
 @require_http_methods(["GET", "POST"])
 @collector.paused()   # large answers of small objects, none in a cycle
 def why_not(request):
@@ -151,7 +151,7 @@ def _tree_cards(trees, collapsed=False):
     return cards
 
 
-@staff_member_required
+@door(read=CANDIDATES, post_reads=True)
 @require_http_methods(["GET", "POST"])
 @collector.paused()   # large answers of small objects, none in a cycle
 def why_not_json(request):

@@ -10,7 +10,6 @@ plan written is the plan the operator saw, or nothing is written.
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -18,6 +17,7 @@ from django.urls import reverse
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_POST
 
+from console.door import LIST_ALLOCATIONS, UPDATE_ALLOCATIONS, door
 from allocations import edits, selectors, tree_moves
 from console.consumers.consumers import _done, _refused, _render_consumer
 from console.consumers.forms import AddAllocationForm, MoveTreeForm, MoveTreeSearchForm
@@ -28,7 +28,7 @@ from providers.models import ResourceProvider
 HOSTS_PER_PAGE = 25
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS)
 @require_GET
 def consumer_move_tree_page(request, uuid):
     """The whole-host move picker (?root=<name or uuid of the host, or of any provider
@@ -84,7 +84,7 @@ def _generations(inventories, held=()):
     return generations
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS, write=UPDATE_ALLOCATIONS)
 @require_POST
 def consumer_move_tree(request, uuid):
     """Move everything the consumer holds on one host to another, in one checked write."""
@@ -107,7 +107,7 @@ def consumer_move_tree(request, uuid):
         f"write: {moved}."))
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS, write=UPDATE_ALLOCATIONS)
 @require_POST
 def consumer_add(request, uuid):
     """Add an allocation (a class and amount on a provider named by name or uuid)."""

@@ -8,13 +8,13 @@ concurrent change shows up as a conflict message; refusals name providers by nam
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from console.door import DELETE_ALLOCATIONS, LIST_ALLOCATIONS, UPDATE_ALLOCATIONS, door
 from allocations import edits, reverts, selectors
 from console.consumers.forms import (
     AddAllocationForm, ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
@@ -30,7 +30,7 @@ CONSUMERS_PER_PAGE = 50
 REFUSED_SHOWN = 50   # providers matching the move picker's search that do not fit
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS)
 @require_GET
 def consumer_list(request):
     """Consumers by project / user / type (the usages filters) or uuid; paginated."""
@@ -51,7 +51,7 @@ def consumer_list(request):
     })
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS)
 @require_GET
 def consumer_detail(request, uuid):
     return _render_consumer(request, uuid)
@@ -130,7 +130,7 @@ def _held(uuid):
     return consumer, selectors.consumer_allocation_rows(consumer_id=consumer.id)
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS)
 @require_GET
 def consumer_move_target(request, uuid):
     """The move picker of one allocation (?provider=<uuid>&resource_class=<name>): the
@@ -175,7 +175,7 @@ def _held_there(held, given):
     return f", only {', '.join(there)}" if there else " (any more)"
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS, write=UPDATE_ALLOCATIONS)
 @require_POST
 def consumer_move(request, uuid):
     """Move one allocation to another provider: edits.allocation_move, checked
@@ -224,7 +224,7 @@ def _unrelated_target(uuid, source, resource_class, target_uuid):
                   "else; tick \"move to another tree\" to move it there anyway.")
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS, write=UPDATE_ALLOCATIONS)
 @require_POST
 def consumer_remove_one(request, uuid):
     """Remove one allocation (a class on a provider) after a confirmation, checked
@@ -250,7 +250,7 @@ def consumer_remove_one(request, uuid):
         f"{data['provider']}.{gone}"))
 
 
-@staff_member_required
+@door(read=LIST_ALLOCATIONS, write=DELETE_ALLOCATIONS)
 @require_POST
 def consumer_remove(request, uuid):
     """Remove all of the consumer's allocations (after a confirmation), checked against

@@ -8,7 +8,7 @@ an unrelated tree splits the consumer's resources across trees (a sharing provid
 DISK_GB onto another host's tree, say), so the page asks to confirm.
 
 The database counts, orders and pages the targets, so a page reads its 25 rows however
-many providers have the class: it keeps the rows where providers.querysets.room_q
+many providers have the class: it keeps the rows where allocations.usage.room_q
 holds, the SQL twin of move_refusal (tests/providers/test_capacity_twins.py holds the
 two equal), and move_refusal then judges each row read. Were the twins ever to differ,
 a row the judge refuses is left out of its page (a page one short, never an offer the
@@ -20,7 +20,7 @@ from django.core.paginator import Paginator
 from django.db.models import Case, Count, IntegerField, Q, Value, When, Window
 
 from allocations import rules, selectors
-from providers.querysets import room_q
+from allocations.usage import room_q
 from providers.rules import reported_capacity
 
 PER_PAGE = 25

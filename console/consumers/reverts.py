@@ -6,11 +6,12 @@ the revert is checked against the generation the entry left (allocations.reverts
 providers.services.reverts) and the outcome is shown there as a message.
 """
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from providers.models import ChangeRecord
+from console.door import SHOW_PROVIDER, UPDATE_ALLOCATIONS, UPDATE_INVENTORY, door
 from allocations import reverts
 from console.consumers.consumers import _named
 from foundation.domain_errors import DomainError, error_message
@@ -24,7 +25,15 @@ def _back(request, fallback="ui:dashboard"):
     return redirect(fallback)
 
 
-@staff_member_required
+def revert_rule(request, record_id):
+    """A revert writes what the entry changed: a provider's inventories, or a consumer's
+    allocations (allocations.reverts); an entry of another kind is refused by the
+    service, after the strictest of the two."""
+    kind = ChangeRecord.objects.filter(id=record_id).values_list("kind", flat=True).first()
+    return UPDATE_INVENTORY if kind == ChangeRecord.KIND_PROVIDER else UPDATE_ALLOCATIONS
+
+
+@door(read=SHOW_PROVIDER, write=revert_rule)
 @require_POST
 def change_revert(request, record_id):
     try:

@@ -18,19 +18,19 @@ Three steps, no script, and a way back:
    /ui/bulk/batch/<request id>/ with a one-click revert of the whole batch
    (providers.services.reverts.batch_revert).
 
-Reads are a fixed number of queries (providers.selectors.bulk).
+Reads are a fixed number of queries (console.providers.bulk_reads).
 """
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from console.door import LIST_PROVIDERS, UPDATE_INVENTORY, door
 from console.links import row_url
-from providers.selectors import bulk as selectors
+from console.providers import bulk_reads as selectors
 from providers.services import inventory_bulk
 from providers.services.reverts import batch_entries, batch_revert
 from console.providers import bulk_forms
@@ -77,13 +77,13 @@ def _render_list(request, form, change_form=None, ticked=(), status=200):
     }, status=status)
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def bulk_edit(request):
     return _render_list(request, bulk_forms.BulkFilterForm(request.GET or None))
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS, post_reads=True)
 @require_POST
 def bulk_preview(request):
     form = bulk_forms.BulkPreviewForm(request.POST)
@@ -118,7 +118,7 @@ def _names(outcomes):
     return ", ".join(names) + (f" and {more} more" if more else "")
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS, write=UPDATE_INVENTORY)
 @require_POST
 def bulk_apply(request):
     form = bulk_forms.BulkApplyForm(request.POST)
@@ -149,7 +149,7 @@ def bulk_apply(request):
     return redirect(_list_url(form.filter_params()))
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def bulk_batch(request, request_id):
     """One batch: the inventory entries one request wrote, before -> after, and its revert."""
@@ -163,7 +163,7 @@ def bulk_batch(request, request_id):
     })
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS, write=UPDATE_INVENTORY)
 @require_POST
 def bulk_batch_revert(request, request_id):
     """Revert a batch, provider by provider (each checked against the generation its

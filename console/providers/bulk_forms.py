@@ -9,7 +9,7 @@ from django import forms
 from foundation import uuids
 from providers import rules
 from providers.models import ResourceClass, Trait
-from providers.selectors.bulk import BULK_FIELDS, bulk_matching, tree_root_id
+from console.providers.bulk_reads import BULK_FIELDS, bulk_matching, tree_root_id
 
 
 def class_names():
@@ -66,7 +66,7 @@ class BulkFilterForm(forms.Form):
         return root_id
 
     def matching(self, **extra):
-        """The inventories the filters select (providers.selectors.bulk.bulk_matching)."""
+        """The inventories the filters select (console.providers.bulk_reads.bulk_matching)."""
         data = self.cleaned_data
         return bulk_matching(resource_class=data["resource_class"], name_contains=data["name"],
                              aggregate=data["aggregate"] or None, trait=data["trait"] or None,

@@ -6,7 +6,7 @@ beyond capacity flagged; and a heatmap of every provider by usage (of one class,
 or of its most used class), pure HTML/CSS. Three queries whatever the size of
 the cloud (session, user, the inventories with their usage): every number is
 computed from one read with providers.rules' capacity formula
-(providers.selectors.capacity).
+(allocations.usage, console.providers.heat_map).
 
 The map is not colour alone: each cell's accessible name says the provider and
 its numbers (shown under the map on hover and keyboard focus), a cell over
@@ -15,13 +15,14 @@ and a table of the same providers, sorted and paged, follows the map.
 """
 from urllib.parse import urlencode
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils.html import conditional_escape
 from django.views.decorators.http import require_GET
 
-from providers.selectors import capacity as selectors
+from console.door import LIST_PROVIDERS, door
+from allocations import usage
+from console.providers.heat_map import HEAT_STEPS, heat_cells
 from console.links import row_url
 from console.numbers import number, percent
 from console.providers.tree_layout import usage_bar
@@ -85,10 +86,10 @@ def _heat_css(step):
 
 def _legend():
     """[(css, words)] for each colour step, then over capacity."""
-    width = 100 // selectors.HEAT_STEPS
+    width = 100 // HEAT_STEPS
     steps = [(_heat_css(step), f"{step * width}–{(step + 1) * width}%")
-             for step in range(selectors.HEAT_STEPS)]
-    return steps + [(_heat_css(selectors.HEAT_STEPS), "100% (full)"),
+             for step in range(HEAT_STEPS)]
+    return steps + [(_heat_css(HEAT_STEPS), "100% (full)"),
                     (_heat_css("over"), OVER_CAPACITY)]
 
 
@@ -110,7 +111,7 @@ def _table(request, cells, chosen):
     page = Paginator(_sorted(cells, sort), TABLE_ROWS).get_page(request.GET.get("page"))
     rows = []
     for cell in page.object_list:
-        full = cell.step == selectors.HEAT_STEPS
+        full = cell.step == HEAT_STEPS
         rows.append({"cell": cell, "row": cell.top, "css": _heat_css(cell.step),
                      "percent": percent(cell.top.percent),
                      "state": OVER_CAPACITY if cell.over else "full" if full else ""})
@@ -123,16 +124,16 @@ def _table(request, cells, chosen):
     }
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def capacity(request):
-    usages = selectors.inventory_usages()
-    classes = selectors.capacity_by_class(usages)
+    usages = usage.inventory_usages()
+    classes = usage.capacity_by_class(usages)
     names = [c.resource_class for c in classes]
     chosen = request.GET.get("rc") or None
     if chosen not in names:
         chosen = None
-    cells = selectors.heat_cells(usages, chosen)
+    cells = heat_cells(usages, chosen)
     labels = [conditional_escape(_cell_label(cell)) for cell in cells]
     heat_page = _map_page(labels, request.GET.get("map"))
     return render(request, "ui/capacity.html", {

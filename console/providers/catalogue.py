@@ -1,6 +1,6 @@
 """Resource class and trait pages of the operator UI (/ui/resource-classes/, /ui/traits/).
 
-Each lists its names with how much they are used (providers.selectors.catalogue,
+Each lists its names with how much they are used (console.providers.catalogue_reads,
 a fixed number of queries) and creates or deletes custom ones through the same
 services as the API. A delete is confirmed first; the services keep standard
 names and names in use from being deleted, and their refusals (Placement's
@@ -9,15 +9,23 @@ messages) are shown as messages.
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from console.door import (
+    CREATE_RESOURCE_CLASS,
+    DELETE_RESOURCE_CLASS,
+    DELETE_TRAIT,
+    LIST_RESOURCE_CLASSES,
+    LIST_TRAITS,
+    UPDATE_TRAIT,
+    door,
+)
 from foundation.domain_errors import DomainError, error_message
 from console.providers import catalogue_forms
 from console.links import row_url
-from providers.selectors import catalogue as selectors
+from console.providers import catalogue_reads as selectors
 from providers.services import resource_classes as resource_class_services
 from providers.services import traits as trait_services
 from providers.services.dry_run import refusal
@@ -77,7 +85,7 @@ def _catalogue_page(request, form_class, page, template, rows_of, delete, **cont
     })
 
 
-@staff_member_required
+@door(read=LIST_RESOURCE_CLASSES, write=CREATE_RESOURCE_CLASS)
 @require_http_methods(["GET", "POST"])
 def resource_classes(request):
     return _catalogue_page(request, catalogue_forms.ResourceClassForm, "ui:resource-classes",
@@ -85,14 +93,14 @@ def resource_classes(request):
                            "ui:resource-class-delete")
 
 
-@staff_member_required
+@door(read=LIST_RESOURCE_CLASSES, write=DELETE_RESOURCE_CLASS)
 @require_POST
 def resource_class_delete(request, name):
     return _delete(request, resource_class_services.resource_class_delete, name,
                    "resource class", reverse("ui:resource-classes"))
 
 
-@staff_member_required
+@door(read=LIST_TRAITS, write=UPDATE_TRAIT)
 @require_http_methods(["GET", "POST"])
 def traits(request):
     query = request.GET.get("q", "").strip()
@@ -100,7 +108,7 @@ def traits(request):
                            lambda: selectors.trait_rows(query), "ui:trait-delete", q=query)
 
 
-@staff_member_required
+@door(read=LIST_TRAITS, write=DELETE_TRAIT)
 @require_POST
 def trait_delete(request, name):
     query = request.POST.get("q", "").strip()   # back to the list as it was filtered

@@ -21,7 +21,8 @@ from django.utils.html import format_html, format_html_join
 from foundation.api.microversion import MAX
 from foundation.domain_errors import DomainError, error_message
 from foundation.uuids import is_canonical_uuid, is_uuid_like
-from providers import query_params, querysets
+from allocations import usage
+from providers import query_params
 from providers.exceptions import InvalidQuery
 from providers.models import ResourceClass, ResourceProvider
 from providers.selectors import providers as selectors
@@ -215,7 +216,7 @@ class ProviderFilterSet(django_filters.FilterSet):
         return selectors.narrow_by_resources(qs, value)
 
     def filter_over_capacity(self, qs, name, value):
-        return qs.filter(id__in=querysets.over_capacity_provider_ids()) if value else qs
+        return qs.filter(id__in=usage.over_capacity_provider_ids()) if value else qs
 
     def keep(self, qs, name, value):
         return qs

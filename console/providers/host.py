@@ -2,20 +2,20 @@
 every provider below it, class by class, and the consumers holding anything there
 (sortable, paged, and as CSV). For a provider without children it is its own.
 
-Imports go providers <- allocations: consumers and allocations are read through the
-reverse relation ResourceProvider.allocations, never the models.
 """
 import csv
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db.models import Q, Sum
 from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
+from console.door import PROVIDER_ALLOCATIONS, door
 from foundation.spreadsheet import safe_cell
+from allocations.models import Allocation
+from allocations.usage import capacity_by_class, inventory_usages
+from console.providers.lookup import provider_or_404
 from providers.models import Inventory, ResourceProvider
-from providers.selectors.capacity import capacity_by_class, inventory_usages
 
 CONSUMERS_PER_PAGE = 50
 SORTS = ("consumer", "project")    # and "-<CLASS>": most of that class first
@@ -37,11 +37,9 @@ def tree_usage(provider):
         Inventory.objects.filter(provider__in=subtree(provider))))
 
 
-def _holding(provider, **narrower):
-    """The subtree's providers joined to their allocations (one filter() call, so that
-    the values read go through that one join)."""
-    return ResourceProvider.objects.filter(id__in=subtree(provider).values("id"),
-                                           allocations__isnull=False, **narrower)
+def _holding(provider):
+    """The allocations against the providers of the subtree."""
+    return Allocation.objects.filter(provider__in=subtree(provider).values("id"))
 
 
 def clean_sort(value, classes):
@@ -57,25 +55,22 @@ def consumers_page(provider, number, sort="consumer"):
     count, the page's consumer ids, the page's allocations."""
     holders = _holding(provider)
     if sort.startswith("-"):
-        holders = holders.values("allocations__consumer_id", "allocations__consumer__uuid").annotate(
-            amount=Sum("allocations__used", filter=Q(allocations__resource_class__name=sort[1:])))
-        order = ("-amount", "allocations__consumer__uuid")
+        holders = holders.values("consumer_id", "consumer__uuid").annotate(
+            amount=Sum("used", filter=Q(resource_class__name=sort[1:])))
+        order = ("-amount", "consumer__uuid")
     else:
-        holders = holders.values("allocations__consumer_id", "allocations__consumer__uuid",
-                                 "allocations__consumer__project__external_id").annotate(
-            amount=Sum("allocations__used"))
-        order = (("allocations__consumer__project__external_id", "allocations__consumer__uuid")
-                 if sort == "project" else ("allocations__consumer__uuid",))
+        holders = holders.values("consumer_id", "consumer__uuid",
+                                 "consumer__project__external_id").annotate(amount=Sum("used"))
+        order = (("consumer__project__external_id", "consumer__uuid")
+                 if sort == "project" else ("consumer__uuid",))
     page = Paginator(holders.order_by(*order), CONSUMERS_PER_PAGE).get_page(number)
-    ids = [row["allocations__consumer_id"] for row in page.object_list]
+    ids = [row["consumer_id"] for row in page.object_list]
     entries = {consumer_id: None for consumer_id in ids}
-    for row in (_holding(provider, allocations__consumer_id__in=ids)
-                .order_by("allocations__resource_class__name", "name")
-                .values_list("allocations__consumer_id", "allocations__consumer__uuid",
-                             "allocations__consumer__project__external_id",
-                             "allocations__consumer__user__external_id",
-                             "allocations__consumer__consumer_type__name",
-                             "allocations__resource_class__name", "allocations__used", "name")):
+    for row in (_holding(provider).filter(consumer_id__in=ids)
+                .order_by("resource_class__name", "provider__name")
+                .values_list("consumer_id", "consumer__uuid", "consumer__project__external_id",
+                             "consumer__user__external_id", "consumer__consumer_type__name",
+                             "resource_class__name", "used", "provider__name")):
         consumer_id, uuid, project, user, kind, rc, used, where = row
         if entries[consumer_id] is None:
             entries[consumer_id] = {"uuid": uuid, "project": project, "user": user,
@@ -84,25 +79,21 @@ def consumers_page(provider, number, sort="consumer"):
     return page, [entry for entry in entries.values() if entry is not None]
 
 
-@staff_member_required
+@door(read=PROVIDER_ALLOCATIONS)
 @require_GET
 def consumers_csv(request, uuid):
     """Every allocation in the provider's subtree: consumer, project, user, type, provider,
     class, used (one query)."""
-    from console.providers.provider_page import provider_or_404
-
     provider = provider_or_404(uuid)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="consumers-{provider.uuid}.csv"'
     writer = csv.writer(response)
     writer.writerow(["consumer", "project", "user", "type", "provider", "resource_class",
                      "used"])
-    for row in (_holding(provider).order_by("allocations__consumer__uuid", "name",
-                                            "allocations__resource_class__name")
-                .values_list("allocations__consumer__uuid",
-                             "allocations__consumer__project__external_id",
-                             "allocations__consumer__user__external_id",
-                             "allocations__consumer__consumer_type__name", "name",
-                             "allocations__resource_class__name", "allocations__used")):
+    for row in (_holding(provider).order_by("consumer__uuid", "provider__name",
+                                            "resource_class__name")
+                .values_list("consumer__uuid", "consumer__project__external_id",
+                             "consumer__user__external_id", "consumer__consumer_type__name",
+                             "provider__name", "resource_class__name", "used")):
         writer.writerow([safe_cell(value) for value in row])
     return response

@@ -13,16 +13,25 @@ the reverse relation ``ResourceProvider.allocations``, never the model.
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from console.door import (
+    DELETE_INVENTORY,
+    SHOW_PROVIDER,
+    UPDATE_AGGREGATES,
+    UPDATE_INVENTORY,
+    UPDATE_PROVIDER_TRAITS,
+    door,
+)
 from foundation.domain_errors import ConcurrentUpdate, DomainError, error_message
 from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.rules import INVENTORY_DEFAULTS, INVENTORY_FIELDS
-from providers.selectors.capacity import inventories_below_usage
+from allocations.models import Allocation
+from allocations.usage import inventories_below_usage, used_per_provider_class
+from console.providers.lookup import provider_or_404
 from providers.services.dry_run import refusal
 from providers.services.reverts import inventories_revertible
 from console.providers import forms, host
@@ -42,27 +51,11 @@ def _inventory_rows(inventories, usage):
     return rows
 
 
-def _usage_map(providers):
-    """{(provider_id, resource_class_id): SUM(used)} over a queryset of providers (one query)."""
-    rows = (providers.filter(allocations__isnull=False).order_by()
-            .values("id", "allocations__resource_class_id")
-            .annotate(used=Sum("allocations__used")))
-    return {(r["id"], r["allocations__resource_class_id"]): r["used"] for r in rows}
-
-
-def provider_or_404(uuid):
-    provider = (ResourceProvider.objects.select_related("parent", "root")
-                .filter(uuid=uuid).first())
-    if provider is None:
-        raise Http404(f"No resource provider with uuid {uuid}")
-    return provider
-
-
 def _provider_context(provider, consumers_page=None, sort="consumer"):
     """Everything the provider page shows (a fixed number of queries)."""
     children = list(provider.children.order_by("name"))
     inventories = list(provider.inventories.select_related("resource_class"))
-    usage = _usage_map(ResourceProvider.objects.filter(pk=provider.pk))
+    usage = used_per_provider_class(ResourceProvider.objects.filter(pk=provider.pk))
     traits = list(ProviderTrait.objects.filter(provider=provider)
                   .values_list("trait__name", flat=True).order_by("trait__name"))
     aggregates = list(ProviderAggregate.objects.filter(provider=provider)
@@ -87,7 +80,7 @@ def _provider_context(provider, consumers_page=None, sort="consumer"):
     }
 
 
-@staff_member_required
+@door(read=SHOW_PROVIDER)
 @require_GET
 def provider_detail(request, uuid):
     provider = provider_or_404(uuid)
@@ -188,7 +181,7 @@ def _is_delete(form):
 
 def _holders(provider, rc):
     """[(consumer uuid, used)] of the allocations of class `rc` against `provider`."""
-    return list(provider.allocations.filter(resource_class__name=rc)
+    return list(Allocation.objects.filter(provider=provider, resource_class__name=rc)
                 .order_by("consumer__uuid").values_list("consumer__uuid", "used"))
 
 
@@ -224,7 +217,14 @@ def _inventory_confirmation(request, provider, form):
     return confirm
 
 
-@staff_member_required
+def section_rule(request, uuid, section):
+    """The API operation a section's form performs."""
+    if section == "inventory":
+        return DELETE_INVENTORY if request.POST.get("action") == "delete" else UPDATE_INVENTORY
+    return {"traits": UPDATE_PROVIDER_TRAITS, "aggregates": UPDATE_AGGREGATES}[section]
+
+
+@door(read=SHOW_PROVIDER, write=section_rule)
 @require_http_methods(["GET", "POST"])
 def provider_edit(request, uuid, section):
     """Save one section's form (SECTIONS) of the provider page.

@@ -2,15 +2,16 @@
 
 Every function is a fixed number of queries whatever the number of providers:
 it takes a ResourceProvider QuerySet (used as a subquery, never a list of ids
-in the SQL) and answers for all of its providers at once. Usage is read
-through the reverse relation ``ResourceProvider.allocations`` (imports go
-providers <- allocations).
+in the SQL) and answers for all of its providers at once. Usage is
+allocations.usage's.
 """
 import math
 from collections import defaultdict
 
 from django.db.models import F, Sum
 
+from allocations.models import Allocation
+from allocations.usage import used_per_provider_class
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.querysets import capacity_expression
 from providers.rules import reported_capacity
@@ -27,10 +28,7 @@ def tree_nodes(providers):
 def usage_by_class(providers):
     """{provider id: [(class name, used, capacity), ...]} sorted by class, one entry per
     inventory; capacity as Placement reports it (truncated). 2 queries."""
-    used = {(row["id"], row["allocations__resource_class_id"]): row["used"]
-            for row in (providers.filter(allocations__isnull=False).order_by()
-                        .values("id", "allocations__resource_class_id")
-                        .annotate(used=Sum("allocations__used")))}
+    used = used_per_provider_class(providers)
     rows = defaultdict(list)
     for provider_id, rc_id, rc_name, total, reserved, ratio in (
             Inventory.objects.filter(provider__in=providers)
@@ -64,19 +62,18 @@ def usage_ratios(providers, group_by="id", resource_class=None):
     2 queries; for ordering only (capacities are summed untruncated).
     """
     inventories = Inventory.objects.filter(provider__in=providers)
-    # One filter() call: a second one on the allocations relation would join it again.
-    usage = providers.filter(allocations__isnull=False)
+    usage = Allocation.objects.filter(provider__in=providers.values("id"))
     if resource_class:
         inventories = inventories.filter(resource_class__name=resource_class)
-        usage = providers.filter(allocations__resource_class__name=resource_class)
+        usage = usage.filter(resource_class__name=resource_class)
     capacity = {(row["group"], row["resource_class_id"]): row["capacity"]
                 for row in (inventories.order_by()
                             .values("resource_class_id", group=F(f"provider__{group_by}"))
                             .annotate(capacity=Sum(capacity_expression())))}
     ratios = defaultdict(float)
     for row in (usage.order_by()
-                .values(group=F(group_by), rc_id=F("allocations__resource_class_id"))
-                .annotate(used=Sum("allocations__used"))):
+                .values(group=F(f"provider__{group_by}"), rc_id=F("resource_class_id"))
+                .annotate(used=Sum("used"))):
         cap = capacity.get((row["group"], row["rc_id"])) or 0
         ratio = row["used"] / cap if cap > 0 else (math.inf if row["used"] else 0.0)
         ratios[row["group"]] = max(ratios[row["group"]], ratio)

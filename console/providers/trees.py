@@ -11,20 +11,20 @@ aggregates for all the trees of a page).
 """
 import csv
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from console.door import LIST_PROVIDERS, door
 from foundation.spreadsheet import safe_cell
 from console.providers.filtersets import ProviderFilterSet
 from providers.models import ResourceProvider
 from console.providers import tree_reads as trees
 from console.providers import forms
 from console.links import row_url
-from console.providers.provider_page import provider_or_404
+from console.providers.lookup import provider_or_404
 from console.providers.tree_layout import Forest, layout_children, layout_trees
 
 ROOTS_PER_PAGE = 20
@@ -101,7 +101,7 @@ def _list_context(request, filterset):
             "resource_class_names": forms.resource_class_names()}
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def provider_tree(request):
     """The provider trees, filtered like GET /resource_providers (console.providers.filtersets).
@@ -122,7 +122,7 @@ def provider_tree(request):
     return render(request, "ui/providers.html", context)
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def provider_subtree(request, uuid):
     """The children of one provider from index `start`, with their subtrees, under the
@@ -153,7 +153,7 @@ def provider_subtree(request, uuid):
     return render(request, "ui/provider_subtree.html", context)
 
 
-@staff_member_required
+@door(read=LIST_PROVIDERS)
 @require_GET
 def providers_csv(request):
     """The filtered providers as CSV, one row each (flat, not paginated): uuid, name,

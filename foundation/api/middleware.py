@@ -207,7 +207,8 @@ class PlacementAuthMiddleware:
 
 class LoginActorMiddleware:
     """The change log's actor on the operator UI and admin pages: the Django login,
-    as ``ui:<login>`` or ``admin:<login>``, with the page request's id.
+    as ``ui:<login>`` or ``admin:<login>``, with the page request's id, and the project
+    of a Keystone login (request.actor_project_id, set by the console's middleware).
 
     After AuthenticationMiddleware; the login is looked up only if the request writes.
     """
@@ -225,7 +226,8 @@ class LoginActorMiddleware:
             name = user.get_username() if user is not None and user.is_authenticated else ""
             return f"{where}:{name or 'anonymous'}"
 
-        with acting_as(login, request_id=getattr(request, "request_id", "")):
+        project = getattr(request, "actor_project_id", "")
+        with acting_as(login, project, request_id=getattr(request, "request_id", "")):
             return self.get_response(request)
 
 

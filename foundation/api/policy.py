@@ -132,6 +132,23 @@ ENDPOINT_DEFAULTS = [
 ]
 ENDPOINT_RULES = {rule.name: rule.check_str for rule in ENDPOINT_DEFAULTS}
 
+# Rules of the layers above the API (the operator console's), registered by their app at
+# start (register_defaults) so that one Enforcer, and one policy file, decides for all.
+_more_defaults = []
+
+
+def register_defaults(rules):
+    """Add documented defaults beside the API's; before the first enforcer() call."""
+    with _lock:
+        known = {rule.name for rule in _more_defaults}
+        _more_defaults.extend(rule for rule in rules if rule.name not in known)
+        _enforcers.clear()
+
+
+def every_default():
+    """Every rule default: the base rules, the API's endpoints', then the others'."""
+    return BASE_RULES + ENDPOINT_DEFAULTS + list(_more_defaults)
+
 
 class PolicyFileError(Exception):
     """The configured policy file or directory cannot be read."""
@@ -230,7 +247,7 @@ def _build_enforcer(policy_file, policy_dirs, enforce_new_defaults):
     result = PlacementEnforcer(conf, policy_file=policy_file)
     conf.set_override("enforce_new_defaults", enforce_new_defaults, group="oslo_policy")
     conf.set_override("policy_dirs", list(policy_dirs), group="oslo_policy")
-    result.register_defaults(BASE_RULES + ENDPOINT_DEFAULTS)
+    result.register_defaults(every_default())
     if policy_file != DEFAULT_POLICY_FILE and not conf.find_file(policy_file):
         raise PolicyFileError(f"[oslo_policy] policy_file: no such file {policy_file}")
     return result

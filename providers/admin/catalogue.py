@@ -7,7 +7,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.html import format_html
 
-from providers import rules
+from providers import rules, usage
 from providers.admin.forms import ServiceAdminMixin, ServiceModelForm
 from providers.models import ChangeRecord, ResourceClass, Trait
 from providers.services import resource_classes as resource_class_services
@@ -89,7 +89,7 @@ def in_use_lines(resource_class):
     """Why `resource_class` cannot be deleted, as linked lines (empty when unused)."""
     name = resource_class.name
     providers = resource_class.inventories.values("provider_id").distinct().count()
-    consumers = resource_class.allocations.values("consumer_id").distinct().count()
+    consumers = usage.consumers_of_class(resource_class)
     lines = []
     if providers:
         lines.append(format_html(

@@ -12,7 +12,7 @@ from providers.admin.forms import (
     NoRelatedLinksMixin, ServiceAdminMixin, ServiceInlineFormSet, ServiceModelForm,
 )
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
-from providers.selectors.capacity import inventories_below_usage
+from providers.usage import inventories_below_usage
 from providers.services import aggregates as aggregate_services
 from providers.services import inventories as inventory_services
 from providers.services import provider_traits as provider_trait_services

@@ -7,7 +7,7 @@ step and an empty result short-circuits before later names are validated.
 from django.db.models import F, OuterRef, Subquery
 from django.db.models.query import EmptyQuerySet
 
-from providers import exceptions, querysets
+from providers import exceptions, querysets, usage
 from providers.models import Inventory, ProviderAggregate, ResourceClass, ResourceProvider, Trait
 
 # Columns of the provider representation, fetched in one query.
@@ -109,7 +109,7 @@ def narrow_by_resources(qs, resources):
         if rc_name not in found:
             raise exceptions.InvalidQuery("Invalid resource class in resources parameter: "
                                           f"No such resource class {rc_name}.")
-    return querysets.with_capacity(qs, {found[n]: amount for n, amount in resources.items()})
+    return usage.with_capacity(qs, {found[n]: amount for n, amount in resources.items()})
 
 
 def is_empty(qs):

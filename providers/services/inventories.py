@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from foundation import db_retry
 
-from providers import exceptions, rules
+from providers import exceptions, rules, usage
 from providers.models import Inventory, ResourceClass
 from providers.services import change_log
 from providers.services.providers import provider_bump_generation
@@ -34,19 +34,6 @@ def _resolve_classes(names):
     found = dict(ResourceClass.objects.filter(name__in=list(names)).values_list("name", "id"))
     missing = next((name for name in names if name not in found), None)
     return found, missing
-
-
-def _classes_in_use(provider, rc_ids):
-    """Names of the classes among `rc_ids` that have allocations on `provider`.
-
-    In class id order (standard classes first, in their canonical order), as Placement
-    lists them in its in-use message.
-    """
-    if not rc_ids:
-        return []
-    rows = (provider.allocations.filter(resource_class_id__in=list(rc_ids))
-            .values_list("resource_class_id", "resource_class__name").distinct())
-    return [name for _, name in sorted(set(rows))]
 
 
 def write_inventories(*, provider, inventories, generation=None, remove_missing=True,
@@ -96,7 +83,7 @@ def write_inventories(*, provider, inventories, generation=None, remove_missing=
     wanted = {class_ids[name]: record for name, record in records.items()}
     if remove_missing:
         removed = set(existing) - set(wanted)
-        in_use = _classes_in_use(provider, removed)
+        in_use = usage.classes_in_use(provider, removed)
         if in_use:
             raise exceptions.InventoryInUse(provider.uuid, in_use, prefix="update conflict: ")
         if removed:
@@ -245,7 +232,7 @@ def inventory_delete(*, provider, resource_class):
         provider_bump_generation(provider, detail=(
             f"Unable to delete inventory of class {resource_class}: the inventory was "
             "updated by another process. Please retry your request."))
-        if provider.allocations.filter(resource_class=rc).exists():
+        if usage.class_in_use(rc, provider):
             raise exceptions.InventoryInUseOnDelete(provider.uuid, resource_class)
         Inventory.objects.filter(provider=provider, resource_class=rc).delete()
         # Only the class deleted is known here (one row read): the others stay as they were.
@@ -270,7 +257,7 @@ def inventories_delete(*, provider):
             f"Unable to delete inventory for resource provider {provider.uuid} because the "
             "inventory was updated by another process. Please retry your request."))
         rows = list(Inventory.objects.filter(provider=provider).select_related("resource_class"))
-        in_use = _classes_in_use(provider, {inv.resource_class_id for inv in rows})
+        in_use = usage.classes_in_use(provider, {inv.resource_class_id for inv in rows})
         if in_use:
             raise exceptions.InventoryInUse(provider.uuid, in_use)
         Inventory.objects.filter(provider=provider).delete()

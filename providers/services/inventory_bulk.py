@@ -1,6 +1,6 @@
 """One resource class's allocation_ratio and/or reserved changed across many providers.
 
-The operator UI's bulk edit previews a change (providers.selectors.bulk) and then
+The operator UI's bulk edit previews a change (console.providers.bulk_reads) and then
 applies it here, provider by provider: each is its own inventory_set() (PUT
 .../inventories/{rc}) with the generation its preview row was computed with, in
 its own transaction. A provider changed since the preview is a conflict and

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from foundation import db_retry
 from foundation import uuids
-from providers import exceptions
+from providers import exceptions, usage
 from providers.models import ResourceProvider
 from providers.services import change_log
 from providers.services.tree_lock import lock_trees
@@ -213,7 +213,7 @@ def provider_delete(*, uuid):
                 uuid, f"No resource provider with uuid {uuid} found for delete")
         if ResourceProvider.objects.filter(parent_id=provider.pk).exists():
             raise exceptions.ProviderHasChildren(uuid)
-        if provider.allocations.exists():
+        if usage.provider_in_use(provider):
             raise exceptions.ProviderInUse(uuid)
         provider.delete()
         change_log.change_record(

@@ -4,7 +4,7 @@ from django.utils import timezone
 
 from foundation import db_retry
 
-from providers import exceptions, rules
+from providers import exceptions, rules, usage
 from providers.models import Inventory, ResourceClass
 from providers.services import change_log
 from providers.services.catalogue import ensure_named
@@ -80,7 +80,7 @@ def resource_class_delete(*, name):
                 f"Error in delete resource class: Cannot delete standard resource class {name}.")
         # Allocations hold a class only through inventory, except after data damage
         # (placement_status: allocations without inventory); those protect it too.
-        if Inventory.objects.filter(resource_class=rc).exists() or rc.allocations.exists():
+        if Inventory.objects.filter(resource_class=rc).exists() or usage.class_in_use(rc):
             raise exceptions.ResourceClassInUse(
                 f"Error in delete resource class: Cannot delete resource class {name}. "
                 "Class is in use in inventory.")

@@ -5,6 +5,7 @@ import pytest
 from django.db import transaction
 
 from allocations.status_checks import over_capacity_rows
+from allocations import usage
 from providers import querysets, rules
 from providers.models import Inventory, ResourceClass
 from providers.services import inventories as services
@@ -70,7 +71,7 @@ def test_placement_status_over_capacity_equals_python(inventories):
 def test_capacity_filter_equals_python(inventories):
     vcpu = ResourceClass.objects.get(name="VCPU").pk
     for amount in (1, 2):
-        fits = set(querysets.capacity_provider_ids(vcpu, amount))
+        fits = set(usage.capacity_provider_ids(vcpu, amount))
         expected = {Inventory.objects.get(pk=pk).provider_id
                     for pk, (total, reserved, ratio, used) in inventories.items()
                     if used + amount <= rules.capacity(total, reserved, ratio)}
@@ -78,7 +79,7 @@ def test_capacity_filter_equals_python(inventories):
 
 
 def test_over_capacity_filter_equals_python(inventories):
-    over = set(querysets.over_capacity_provider_ids())
+    over = set(usage.over_capacity_provider_ids())
     expected = {Inventory.objects.get(pk=pk).provider_id
                 for pk, (total, reserved, ratio, used) in inventories.items()
                 if used > rules.capacity(total, reserved, ratio)}
@@ -87,9 +88,9 @@ def test_over_capacity_filter_equals_python(inventories):
 
 
 def test_capacity_page_rows_equal_sql(inventories):
-    """The capacity page computes in Python (providers.selectors.capacity) what the
+    """The capacity page computes in Python (allocations.usage) what the
     over-capacity health check asks the database: the same pairs are over capacity."""
-    from providers.selectors.capacity import inventory_usages
+    from allocations.usage import inventory_usages
 
     unused = provider_create(name="unused")     # negative capacity, nothing allocated
     with transaction.atomic():
@@ -114,7 +115,7 @@ UNIT_LIMITED = [
 
 
 def test_room_q_equals_move_refusal(inventories):
-    """providers.querysets.room_q, the move picker's SQL test, keeps exactly the
+    """providers.usage.room_q, the move picker's SQL test, keeps exactly the
     inventories allocations.rules.move_refusal (the write's tests for one record) has
     nothing against, for amounts with and without units the consumer holds there."""
     from django.db.models import Value
@@ -129,14 +130,14 @@ def test_room_q_equals_move_refusal(inventories):
             "min_unit": min_unit, "max_unit": max_unit, "step_size": step}})
         if used:
             allocate(make_consumer(), rp, VCPU=used)
-    rows = list(querysets.with_usage(Inventory.objects.all()).values_list(
+    rows = list(usage.with_usage(Inventory.objects.all()).values_list(
         "pk", "total", "reserved", "allocation_ratio", "min_unit", "max_unit",
         "step_size", "used"))
     checked = set()
     for amount in (1, 2, 3, 4, 6, 9, MAX_INT):
         for held in (0, 1, 2, 4):
-            in_sql = set(querysets.with_usage(Inventory.objects.all())
-                         .filter(querysets.room_q(amount, units=Value(held + amount)))
+            in_sql = set(usage.with_usage(Inventory.objects.all())
+                         .filter(usage.room_q(amount, units=Value(held + amount)))
                          .values_list("pk", flat=True))
             in_python = {pk for pk, total, reserved, ratio, min_unit, max_unit, step, used
                          in rows if move_refusal(amount, held, used, InventoryLimits(

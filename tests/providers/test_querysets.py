@@ -2,6 +2,7 @@
 import pytest
 from django.db import connection
 
+from allocations import usage
 from providers import querysets as q
 from providers.models import ResourceClass, ResourceProvider, Trait
 from tests.factories import allocate, make_consumer, make_provider
@@ -27,7 +28,7 @@ def names(qs):
 def test_capacity_sql_leaves_the_planner_nothing_to_misjudge():
     # the usage sum is a plain aggregate (no GROUP BY ... LIMIT 1 for the planner to
     # stop a scan early on), and step_size = 1 comes before MOD (see capacity_provider_ids)
-    sql = str(q.capacity_provider_ids(rc("VCPU"), 2).query)
+    sql = str(usage.capacity_provider_ids(rc("VCPU"), 2).query)
     assert "LIMIT" not in sql and "GROUP BY" not in sql
     assert f'{connection.ops.quote_name("step_size")} = 1 OR' in sql
 
@@ -40,20 +41,20 @@ def test_capacity_counts_usage_reserved_ratio_and_units():
     allocate(make_consumer(), a, VCPU=2)
     rps = ResourceProvider.objects.all()
     # a: capacity (4-1)*2 = 6, used 2 -> 4 more fit; max_unit 5
-    assert names(q.with_capacity(rps, {rc("VCPU"): 4})) == ["a", "b"]
-    assert names(q.with_capacity(rps, {rc("VCPU"): 5})) == []  # a: 2+5>6; b: step 2
-    assert names(q.with_capacity(rps, {rc("VCPU"): 6})) == ["b"]  # a: max_unit 5
-    assert names(q.with_capacity(rps, {rc("VCPU"): 1})) == ["a"]  # b: step 2
-    assert names(q.with_capacity(rps, {rc("VCPU"): 2, rc("DISK_GB"): 1})) == []
-    assert names(q.with_capacity(rps, {rc("DISK_GB"): 100})) == ["c"]
-    assert set(q.capacity_provider_ids(rc("VCPU"), 2)) == set(
+    assert names(usage.with_capacity(rps, {rc("VCPU"): 4})) == ["a", "b"]
+    assert names(usage.with_capacity(rps, {rc("VCPU"): 5})) == []  # a: 2+5>6; b: step 2
+    assert names(usage.with_capacity(rps, {rc("VCPU"): 6})) == ["b"]  # a: max_unit 5
+    assert names(usage.with_capacity(rps, {rc("VCPU"): 1})) == ["a"]  # b: step 2
+    assert names(usage.with_capacity(rps, {rc("VCPU"): 2, rc("DISK_GB"): 1})) == []
+    assert names(usage.with_capacity(rps, {rc("DISK_GB"): 100})) == ["c"]
+    assert set(usage.capacity_provider_ids(rc("VCPU"), 2)) == set(
         ResourceProvider.objects.filter(name__in=["a", "b"]).values_list("id", flat=True))
 
 
 def test_min_unit():
     make_provider("a", inventory={"VCPU": {"total": 8, "min_unit": 2}})
-    assert names(q.with_capacity(ResourceProvider.objects.all(), {rc("VCPU"): 1})) == []
-    assert names(q.with_capacity(ResourceProvider.objects.all(), {rc("VCPU"): 2})) == ["a"]
+    assert names(usage.with_capacity(ResourceProvider.objects.all(), {rc("VCPU"): 1})) == []
+    assert names(usage.with_capacity(ResourceProvider.objects.all(), {rc("VCPU"): 2})) == ["a"]
 
 
 def test_traits():

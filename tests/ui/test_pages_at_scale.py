@@ -16,7 +16,7 @@ from allocations.models import Allocation, Consumer
 from console.consumers.move_targets import move_choice
 from allocations.rules import InventoryLimits, move_refusal
 from providers.models import Inventory
-from providers.querysets import with_usage
+from allocations.usage import with_usage
 from providers.rules import reported_capacity
 from console.sorting import name_order
 from tests.bigcloud import AGGS, HOST_MEMORY, NEARLY_FULL_MEMORY, build_cloud, host_name

@@ -3,7 +3,7 @@ import textwrap
 
 from django.core.management.base import BaseCommand
 
-from foundation.api.policy import BASE_RULES, ENDPOINT_DEFAULTS
+from foundation.api.policy import every_default
 
 
 class Command(BaseCommand):
@@ -13,7 +13,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         lines = ["# Placement policy: every rule at its default. An uncommented rule is used",
                  "# exactly as written (no fallback to the deprecated check).", ""]
-        for rule in BASE_RULES + ENDPOINT_DEFAULTS:
+        for rule in every_default():
             lines += [f"# {line}" for line in textwrap.wrap(rule.description, 86)]
             for operation in getattr(rule, "operations", []):
                 lines.append(f"# {operation['method']}  {operation['path']}")

@@ -15,9 +15,10 @@ from django.db.models import Q
 
 from foundation.domain_errors import DomainError
 from foundation.uuids import canonical_uuid_or_none
-from providers import querysets, rules
+from allocations.models import Allocation
+from allocations.usage import USAGE_COLUMNS, InventoryUsage, inventory_usages, with_usage
+from providers import rules
 from providers.models import Inventory, ProviderAggregate, ProviderTrait, ResourceProvider
-from providers.selectors.capacity import USAGE_COLUMNS, InventoryUsage, inventory_usages
 
 # The inventory fields a bulk edit may change.
 BULK_FIELDS = ("allocation_ratio", "reserved")
@@ -54,7 +55,7 @@ def bulk_matching(*, resource_class, name_contains="", aggregate=None, trait=Non
 def usage_rows(inventories):
     """The rows of `inventories` with their usage, by provider name, lazily (for a
     Paginator: a count, then one page); usages_of() turns a page into InventoryUsage."""
-    return (querysets.with_usage(inventories).order_by("provider__name")
+    return (with_usage(inventories).order_by("provider__name")
             .values_list(*USAGE_COLUMNS))
 
 
@@ -113,10 +114,10 @@ def bulk_preview(*, resource_class, inventories, changes):
         rows.append(PreviewRow(usage, after, record_problem(resource_class, after)))
     over = {row.before.provider_id: row for row in rows if row.goes_over and not row.problem}
     if over:
-        holders = (ResourceProvider.objects
-                   .filter(id__in=list(over), allocations__resource_class__name=resource_class)
-                   .order_by("id", "allocations__consumer__uuid")
-                   .values_list("id", "allocations__consumer__uuid", "allocations__used"))
+        holders = (Allocation.objects
+                   .filter(provider_id__in=list(over), resource_class__name=resource_class)
+                   .order_by("provider_id", "consumer__uuid")
+                   .values_list("provider_id", "consumer__uuid", "used"))
         for provider_id, consumer, used in holders:
             over[provider_id].holders.append((consumer, used))
     return rows
