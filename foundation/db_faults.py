@@ -231,9 +231,10 @@ class CommitGuard:
 
     def look_up_outcome(self, facts, marker):
         """True committed, False not applied, None unknowable in the time allowed.
-        `facts` False: the transaction wrote nothing (nothing to apply)."""
+        `facts` False: the transaction wrote nothing, so the database holds what it
+        would after the COMMIT either way: as committed."""
         if facts is False:
-            return False
+            return True
         seconds = settings.PLACEMENT_DB_OUTCOME_LOOKUP_TIMEOUT
         deadline = _deadline.get()
         if deadline is not None:

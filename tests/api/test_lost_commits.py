@@ -56,6 +56,14 @@ def _claimed(api):
     return {"rp": rp, "consumer": consumer}
 
 
+def _with_trait(api):
+    rp = provider(api)
+    assert api.put(f"/resource_providers/{rp}/traits", {
+        "resource_provider_generation": generation(api, rp),
+        "traits": ["HW_CPU_X86_AVX"]}).status_code == 200
+    return {"rp": rp}
+
+
 def _reshape(api, s):
     rp, consumer = s["rp"], s["consumer"]
     return ("POST", "/reshaper", {
@@ -90,6 +98,19 @@ PATHS = [
          lambda api, s: ("DELETE", f"/resource_providers/{s['rp']}/inventories", None), 204,
          lambda api, s: not api.get(f"/resource_providers/{s['rp']}/inventories")
          .json()["inventories"]),
+    Path("POST inventory",
+         lambda api: {"rp": provider(api)},
+         lambda api, s: ("POST", f"/resource_providers/{s['rp']}/inventories", {
+             "resource_provider_generation": generation(api, s["rp"]),
+             "resource_class": "MEMORY_MB", "total": 1024}), 201,
+         lambda api, s: "MEMORY_MB" in api.get(f"/resource_providers/{s['rp']}/inventories")
+         .json()["inventories"]),
+    Path("PUT inventory",
+         lambda api: {"rp": provider(api)},
+         lambda api, s: ("PUT", f"/resource_providers/{s['rp']}/inventories/VCPU", {
+             "resource_provider_generation": generation(api, s["rp"]), "total": 64}), 200,
+         lambda api, s: api.get(f"/resource_providers/{s['rp']}/inventories/VCPU")
+         .json()["total"] == 64),
     Path("PUT trait",
          lambda api: {},
          lambda api, s: ("PUT", "/traits/CUSTOM_LOST_COMMIT", None), 201,
@@ -101,6 +122,14 @@ PATHS = [
              "traits": ["HW_CPU_X86_AVX"]}), 200,
          lambda api, s: api.get(f"/resource_providers/{s['rp']}/traits")
          .json()["traits"] == ["HW_CPU_X86_AVX"]),
+    Path("DELETE provider traits", _with_trait,
+         lambda api, s: ("DELETE", f"/resource_providers/{s['rp']}/traits", None), 204,
+         lambda api, s: not api.get(f"/resource_providers/{s['rp']}/traits")
+         .json()["traits"]),
+    Path("DELETE trait",
+         lambda api: api.put("/traits/CUSTOM_GOING") and {},
+         lambda api, s: ("DELETE", "/traits/CUSTOM_GOING", None), 204,
+         lambda api, s: api.get("/traits/CUSTOM_GOING").status_code == 404),
     Path("PUT provider aggregates",
          lambda api: {"rp": provider(api), "agg": str(uuid.uuid4())},
          lambda api, s: ("PUT", f"/resource_providers/{s['rp']}/aggregates", {
@@ -125,6 +154,10 @@ PATHS = [
          lambda api: {},
          lambda api, s: ("PUT", "/resource_classes/CUSTOM_LOST_COMMIT", None), 201,
          lambda api, s: api.get("/resource_classes/CUSTOM_LOST_COMMIT").status_code == 200),
+    Path("DELETE resource class",
+         lambda api: api.put("/resource_classes/CUSTOM_GOING") and {},
+         lambda api, s: ("DELETE", "/resource_classes/CUSTOM_GOING", None), 204,
+         lambda api, s: api.get("/resource_classes/CUSTOM_GOING").status_code == 404),
     Path("POST reshaper", _claimed, _reshape, 204,
          lambda api, s: api.get(f"/allocations/{s['consumer']}").json()["allocations"]
          [s["rp"]]["resources"] == {"VCPU": 2}),
