@@ -23,6 +23,19 @@ def allocations_revertible(record):
                                             and "allocations" in record.before)))
 
 
+def allocations_freed(record):
+    """What reverting the allocation entry `record` would free: [(provider uuid, class,
+    held now, held after the revert)] of every allocation it removes or lowers, as the
+    entry left them (the revert is refused if the consumer changed since)."""
+    if not allocations_revertible(record):
+        return []
+    now = (record.after or {}).get("allocations", {})
+    then = (record.before or {}).get("allocations", {})
+    return [(rp, rc, amount, then.get(rp, {}).get(rc, 0))
+            for rp, resources in sorted(now.items()) for rc, amount in sorted(resources.items())
+            if then.get(rp, {}).get(rc, 0) < amount]
+
+
 def revertible(record):
     return inventories_revertible(record) or allocations_revertible(record)
 

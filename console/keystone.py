@@ -203,31 +203,26 @@ class KeystoneSessionMiddleware:
         return self.get_response(request)
 
 
+def _every_change(rule, delete=None):
+    return {"add": rule, "change": rule, "delete": delete or rule}
+
+
 # The admin's permissions (app_label.codename) as the API operations they stand for.
 _MODEL_RULES = {
     "providers.resourceprovider": {"add": "placement:resource_providers:create",
                                    "change": door.UPDATE_PROVIDER,
                                    "delete": "placement:resource_providers:delete"},
-    "providers.inventory": {"add": door.UPDATE_INVENTORY, "change": door.UPDATE_INVENTORY,
-                            "delete": door.DELETE_INVENTORY},
-    "providers.providertrait": {"add": door.UPDATE_PROVIDER_TRAITS,
-                                "change": door.UPDATE_PROVIDER_TRAITS,
-                                "delete": door.UPDATE_PROVIDER_TRAITS},
-    "providers.provideraggregate": {"add": door.UPDATE_AGGREGATES,
-                                    "change": door.UPDATE_AGGREGATES,
-                                    "delete": door.UPDATE_AGGREGATES},
+    "providers.inventory": _every_change(door.UPDATE_INVENTORY, door.DELETE_INVENTORY),
+    "providers.providertrait": _every_change(door.UPDATE_PROVIDER_TRAITS),
+    "providers.provideraggregate": _every_change(door.UPDATE_AGGREGATES),
     "providers.aggregate": {"add": door.UPDATE_AGGREGATES},
     "providers.resourceclass": {"add": door.CREATE_RESOURCE_CLASS,
                                 "change": "placement:resource_classes:update",
                                 "delete": door.DELETE_RESOURCE_CLASS},
     "providers.trait": {"add": door.UPDATE_TRAIT, "delete": door.DELETE_TRAIT},
     "providers.changerecord": {},
-    "allocations.consumer": {"add": door.UPDATE_ALLOCATIONS,
-                             "change": door.UPDATE_ALLOCATIONS,
-                             "delete": door.DELETE_ALLOCATIONS},
-    "allocations.allocation": {"add": door.UPDATE_ALLOCATIONS,
-                               "change": door.UPDATE_ALLOCATIONS,
-                               "delete": door.DELETE_ALLOCATIONS},
+    "allocations.consumer": _every_change(door.UPDATE_ALLOCATIONS, door.DELETE_ALLOCATIONS),
+    "allocations.allocation": _every_change(door.UPDATE_ALLOCATIONS, door.DELETE_ALLOCATIONS),
     "allocations.project": {}, "allocations.user": {}, "allocations.consumertype": {},
 }
 
@@ -265,11 +260,16 @@ class KeystoneBackend:
         return door.allowed_by_policy(identity, rule, write=write)
 
     def has_module_perms(self, user_obj, app_label):
-        return any(self.has_perm(user_obj, f"{label.split('.')[0]}.view_{label.split('.')[1]}")
-                   for label in _MODEL_RULES if label.startswith(f"{app_label}."))
+        return any(self.has_perm(user_obj, perm) for perm in _permissions(app_label)
+                   if ".view_" in perm)
 
     def get_all_permissions(self, user_obj, obj=None):
-        return {f"{label.split('.')[0]}.{action}_{label.split('.')[1]}"
-                for label, rules in _MODEL_RULES.items()
-                for action in ("view", *rules)
-                if self.has_perm(user_obj, f"{label.split('.')[0]}.{action}_{label.split('.')[1]}")}
+        return {perm for perm in _permissions() if self.has_perm(user_obj, perm)}
+
+
+def _permissions(app_label=None):
+    """Every permission _MODEL_RULES knows (of one app, when given)."""
+    for label, rules in _MODEL_RULES.items():
+        app, model = label.split(".")
+        if app_label in (None, app):
+            yield from (f"{app}.{action}_{model}" for action in ("view", *rules))

@@ -1,28 +1,35 @@
-"""Revert a change log entry from the operator pages (one click; a bulk edit's batch is
-reverted from its own page, console.providers.bulk).
+"""Revert a change log entry from the operator pages (a bulk edit's batch is reverted
+from its own page, console.providers.bulk). A revert that removes or lowers allocations
+frees capacity others can be scheduled into at once: it asks first, before -> after.
 
 The entry's page (a provider's or consumer's) posts here with `next`, its own address;
 the revert is checked against the generation the entry left (allocations.reverts,
 providers.services.reverts) and the outcome is shown there as a message.
 """
 from django.contrib import messages
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from providers.models import ChangeRecord
+from providers.models import ChangeRecord, ResourceProvider
 from console.door import SHOW_PROVIDER, UPDATE_ALLOCATIONS, UPDATE_INVENTORY, door
 from allocations import reverts
 from console.consumers.consumers import _named
 from foundation.domain_errors import DomainError, error_message
 
 
-def _back(request, fallback="ui:dashboard"):
+def _next(request):
+    """The posted `next` when it is an address of this site, else ""."""
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
                                        require_https=request.is_secure()):
-        return redirect(target)
-    return redirect(fallback)
+        return target
+    return ""
+
+
+def _back(request, fallback="ui:dashboard"):
+    return redirect(_next(request) or fallback)
 
 
 def revert_rule(request, record_id):
@@ -36,6 +43,15 @@ def revert_rule(request, record_id):
 @door(read=SHOW_PROVIDER, write=revert_rule)
 @require_POST
 def change_revert(request, record_id):
+    record = ChangeRecord.objects.filter(id=record_id).first()
+    freed = reverts.allocations_freed(record) if record is not None else []
+    if freed and request.POST.get("confirm") != "yes":
+        names = dict(ResourceProvider.objects.filter(uuid__in={rp for rp, *_ in freed})
+                     .values_list("uuid", "name"))
+        return render(request, "ui/confirm_revert.html", {
+            "record": record, "back": _next(request) or reverse("ui:dashboard"),
+            "repost": [("next", _next(request))],
+            "lines": [(names.get(rp, rp), rc, now, then) for rp, rc, now, then in freed]})
     try:
         record = reverts.change_revert(record_id=record_id)
     except DomainError as exc:

@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -61,17 +62,23 @@ def _outcome(row):
 def _render_list(request, form, change_form=None, ticked=(), status=200):
     """Step 1: the filters, a page of the matching providers and the change form."""
     page = rows = None
+    why, skipped = {}, (0, [])
     if form.is_bound and form.is_valid():
         page = Paginator(selectors.usage_rows(form.matching()), PER_PAGE).get_page(
             request.GET.get("page"))
         rows = selectors.usages_of(page.object_list)
+        hosts = form.hosts()
+        why = selectors.why_included(rows, hosts)
+        skipped = selectors.left_out(form.cleaned_data["resource_class"], hosts,
+                                     form.cleaned_data["tree"])
     if change_form is None:
         initial = form.cleaned_data if form.is_bound and form.is_valid() else {}
         change_form = bulk_forms.BulkPreviewForm(initial=initial)
     kept = [(k, v) for k, v in (form.data.items() if form.is_bound else []) if k != "page" and v]
     return render(request, "ui/bulk.html", {
         "form": form, "change_form": change_form, "rows": rows, "page": page,
-        "page_query": urlencode(kept), "ticked": set(ticked),
+        "page_query": urlencode(kept), "ticked": set(ticked), "why": why,
+        "left_out_count": skipped[0], "left_out": skipped[1],
         "provider_url": row_url("ui:provider"),
         "class_names": bulk_forms.class_names(),
     }, status=status)
@@ -154,6 +161,8 @@ def bulk_apply(request):
 def bulk_batch(request, request_id):
     """One batch: the inventory entries one request wrote, before -> after, and its revert."""
     entries = list(batch_entries(request_id))
+    if not entries:
+        raise Http404(f"No bulk edit batch {request_id}")
     names = provider_names(entries)
     return render(request, "ui/bulk_batch.html", {
         "request_id": request_id,

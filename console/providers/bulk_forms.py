@@ -9,7 +9,12 @@ from django import forms
 from foundation import uuids
 from providers import rules
 from providers.models import ResourceClass, Trait
-from console.providers.bulk_reads import BULK_FIELDS, bulk_matching, tree_root_id
+from console.providers.bulk_reads import (
+    BULK_FIELDS,
+    bulk_matching,
+    matching_hosts,
+    tree_root_id,
+)
 
 
 def class_names():
@@ -71,6 +76,12 @@ class BulkFilterForm(forms.Form):
         return bulk_matching(resource_class=data["resource_class"], name_contains=data["name"],
                              aggregate=data["aggregate"] or None, trait=data["trait"] or None,
                              root_id=data["tree"], **extra)
+
+    def hosts(self):
+        """The providers the host filters select, or None (bulk_reads.matching_hosts)."""
+        data = self.cleaned_data
+        return matching_hosts(name_contains=data["name"], aggregate=data["aggregate"] or None,
+                              trait=data["trait"] or None)
 
     def filter_params(self):
         """The filters as typed (for the links back to the list)."""

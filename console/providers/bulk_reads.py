@@ -31,25 +31,64 @@ def tree_root_id(name_or_uuid):
     return ResourceProvider.objects.filter(lookup).values_list("root_id", flat=True).first()
 
 
-def bulk_matching(*, resource_class, name_contains="", aggregate=None, trait=None,
-                  root_id=None, provider_uuids=None):
-    """The `resource_class` inventories (a lazy queryset) of the providers matching every
-    filter given: a part of the name (any case), membership of an aggregate (uuid), a
-    trait, the tree of `root_id`, a list of uuids."""
-    inventories = Inventory.objects.filter(resource_class__name=resource_class)
+def matching_hosts(*, name_contains="", aggregate=None, trait=None):
+    """The providers the host filters select (a lazy queryset), or None when none is
+    given: a part of the name (any case), membership of an aggregate (uuid), a trait."""
+    if not (name_contains or aggregate or trait):
+        return None
+    hosts = ResourceProvider.objects.all()
     if name_contains:
-        inventories = inventories.filter(provider__name__icontains=name_contains)
+        hosts = hosts.filter(name__icontains=name_contains)
     if aggregate:
-        inventories = inventories.filter(provider_id__in=ProviderAggregate.objects.filter(
+        hosts = hosts.filter(id__in=ProviderAggregate.objects.filter(
             aggregate__uuid=aggregate).values("provider_id"))
     if trait:
-        inventories = inventories.filter(provider_id__in=ProviderTrait.objects.filter(
+        hosts = hosts.filter(id__in=ProviderTrait.objects.filter(
             trait__name=trait).values("provider_id"))
+    return hosts
+
+
+def bulk_matching(*, resource_class, name_contains="", aggregate=None, trait=None,
+                  root_id=None, provider_uuids=None):
+    """The `resource_class` inventories (a lazy queryset) in the trees of the providers
+    the host filters select (matching_hosts): a host's VCPU may sit on its NUMA nodes,
+    and its aggregates and traits on the host alone. Narrowed to the tree of `root_id`
+    and to a list of uuids when given."""
+    inventories = Inventory.objects.filter(resource_class__name=resource_class)
+    hosts = matching_hosts(name_contains=name_contains, aggregate=aggregate, trait=trait)
+    if hosts is not None:
+        inventories = inventories.filter(provider__root_id__in=hosts.values("root_id"))
     if root_id is not None:
         inventories = inventories.filter(provider__root_id=root_id)
     if provider_uuids is not None:
         inventories = inventories.filter(provider__uuid__in=list(provider_uuids))
     return inventories
+
+
+def why_included(rows, hosts):
+    """{provider id: why it is listed} for a page of InventoryUsage rows: the provider
+    matches the filters itself, or it is in the tree of one that does."""
+    ids = [row.provider_id for row in rows]
+    if hosts is None:
+        return {}
+    matching = set(hosts.filter(id__in=ids).values_list("id", flat=True))
+    roots = dict(ResourceProvider.objects.filter(id__in=ids)
+                 .values_list("id", "root__name"))
+    return {pk: "matches the filters" if pk in matching else f"in the tree of {roots[pk]}"
+            for pk in ids}
+
+
+def left_out(resource_class, hosts, root_id=None, shown=20):
+    """(count, [names]) of the trees the host filters select that hold no inventory of
+    `resource_class` anywhere: they are left out (at most `shown` names, by name)."""
+    if hosts is None:
+        return 0, []
+    roots = ResourceProvider.objects.filter(id__in=hosts.values("root_id")).exclude(
+        id__in=Inventory.objects.filter(resource_class__name=resource_class)
+        .values("provider__root_id"))
+    if root_id is not None:
+        roots = roots.filter(id=root_id)
+    return roots.count(), list(roots.order_by("name").values_list("name", flat=True)[:shown])
 
 
 def usage_rows(inventories):

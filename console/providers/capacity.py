@@ -16,6 +16,7 @@ and a table of the same providers, sorted and paged, follows the map.
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
+from django.contrib import messages
 from django.shortcuts import render
 from django.utils.html import conditional_escape
 from django.views.decorators.http import require_GET
@@ -132,6 +133,9 @@ def capacity(request):
     names = [c.resource_class for c in classes]
     chosen = request.GET.get("rc") or None
     if chosen not in names:
+        if chosen is not None:   # said, not ignored: the page shows every class then
+            messages.warning(request, f"No provider has {chosen} inventory: the map shows "
+                                      "every class.")
         chosen = None
     cells = heat_cells(usages, chosen)
     labels = [conditional_escape(_cell_label(cell)) for cell in cells]

@@ -95,6 +95,9 @@ class InventoryForm(InventoryFieldsMixin, ProviderPageForm):
     resource_class = forms.CharField(max_length=rules.MAX_NAME_LENGTH)
     action = forms.ChoiceField(choices=ACTIONS, initial="save", widget=forms.HiddenInput)
     generation = GenerationField()
+    create_custom = forms.BooleanField(
+        required=False, label=f"Create the {rules.CUSTOM_PREFIX} class if it is new",
+        help_text="Otherwise an unknown class name is an error.")
 
     def clean_resource_class(self):
         name = self.cleaned_data["resource_class"].strip()
@@ -110,6 +113,11 @@ class InventoryForm(InventoryFieldsMixin, ProviderPageForm):
         if (cleaned.get("action") == "save" and cleaned.get("total") is None
                 and "total" not in self.errors and not self._class_exists(cleaned)):
             self.add_error("total", "Total is required for a new class.")
+        name = cleaned.get("resource_class")
+        if (cleaned.get("create_custom") and name and rules.is_custom(name)
+                and not rules.is_valid_custom_name(name)):
+            self.add_error("resource_class",
+                           f"Custom resource class names are {rules.CUSTOM_NAME_FORM}.")
         return cleaned
 
     def _class_exists(self, cleaned):
@@ -140,8 +148,16 @@ class InventoryForm(InventoryFieldsMixin, ProviderPageForm):
             change = InventoryChange(rc, current.get(rc), self.record(current.get(rc)))
             current[rc] = change.after
             message = change.message(provider.name)
-        service.inventories_replace(
-            provider=provider, generation=self.cleaned_data["generation"], inventories=current)
+        # One transaction: a class created here vanishes again if the replace fails.
+        with transaction.atomic():
+            if (self.cleaned_data.get("create_custom") and rules.is_custom(rc)
+                    and self.cleaned_data["action"] == "save"):
+                from providers.services.resource_classes import resource_class_ensure
+
+                resource_class_ensure(name=rc)
+            service.inventories_replace(
+                provider=provider, generation=self.cleaned_data["generation"],
+                inventories=current)
         return message
 
 
@@ -230,11 +246,18 @@ class TraitsForm(ProviderPageForm):
                                          f"{', '.join(bad)}")
         return cleaned
 
+    def difference(self, provider):
+        """([added], [removed]) trait names against the provider's traits now."""
+        now = set(provider.traits.values_list("name", flat=True))
+        wanted = set(self.cleaned_data["traits"])
+        return sorted(wanted - now), sorted(now - wanted)
+
     def save(self, provider):
         from providers.services import provider_traits as service
         from providers.services.traits import trait_ensure
 
         names = self.cleaned_data["traits"]
+        added, removed = self.difference(provider)
         # One transaction: custom traits created here vanish again if the replace fails.
         with transaction.atomic():
             if self.cleaned_data.get("create_custom"):
@@ -243,7 +266,11 @@ class TraitsForm(ProviderPageForm):
                         trait_ensure(name=name)
             service.provider_traits_replace(
                 provider=provider, trait_names=names, generation=self.cleaned_data["generation"])
-        return f"Saved {len(names)} trait(s) on {provider.name}."
+        if not added and not removed:
+            return f"Traits of {provider.name} unchanged."
+        changes = [f"{label} {', '.join(traits)}" for label, traits
+                   in (("added", added), ("removed", removed)) if traits]
+        return f"Traits of {provider.name}: {'; '.join(changes)}."
 
 
 class AggregatesForm(ProviderPageForm):

@@ -88,12 +88,13 @@ def provider_detail(request, uuid):
 
 
 def _render_provider(request, provider, bound_forms=None, status=200, edit=None, confirm=None,
-                     refused=None):
+                     refused=None, traits_confirm=None):
     """The provider page; `bound_forms` replaces the blank form of one section after an error.
 
     `edit` names an inventory class whose values prefill the inventory form;
     `confirm` is an inventory change waiting for confirmation (_inventory_confirmation);
-    `refused` a refused inventory delete ({rc, message, holders}), shown at the top.
+    `refused` a refused inventory delete ({rc, message, holders}), shown at the top;
+    `traits_confirm` a trait set that removes traits, waiting for confirmation.
     """
     context = _provider_context(provider, request.GET.get(CONSUMERS_PAGE),
                                 request.GET.get(CONSUMERS_SORT, "consumer"))
@@ -104,6 +105,7 @@ def _render_provider(request, provider, bound_forms=None, status=200, edit=None,
          if key not in (CONSUMERS_PAGE, CONSUMERS_SORT)])
     context["confirm"] = confirm
     context["refused"] = refused
+    context["traits_confirm"] = traits_confirm
     context["log"] = change_log_section(request, kind=ChangeRecord.KIND_PROVIDER,
                                         entity=provider.uuid, revertible=inventories_revertible)
     generation = provider.generation
@@ -245,6 +247,13 @@ def provider_edit(request, uuid, section):
             # A delete comes from a row's button: the add/update form stays blank.
             bound = {} if confirm["delete"] else {form_name: form}
             return _render_provider(request, provider, bound, confirm=confirm)
+    if section == "traits" and "confirm" not in request.POST and form.is_valid():
+        added, removed = form.difference(provider)
+        if removed and _service_accepts(form, provider):
+            repost = [(name, value) for name in request.POST if name != "csrfmiddlewaretoken"
+                      for value in request.POST.getlist(name)]
+            return _render_provider(request, provider, {form_name: form}, traits_confirm={
+                "added": added, "removed": removed, "repost": repost})
     return _save_form(request, provider, form, form_name)
 
 

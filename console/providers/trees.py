@@ -11,6 +11,7 @@ aggregates for all the trees of a page).
 """
 import csv
 
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import render
@@ -111,7 +112,11 @@ def provider_tree(request):
     matching = filterset.matching()
     if matching is None:
         return render(request, "ui/providers.html", context)
-    page, entries = _tree_page(filterset, matching, request.GET.get("page"))
+    number = request.GET.get("page")
+    page, entries = _tree_page(filterset, matching, number)
+    if number is not None and str(page.number) != number.strip():
+        messages.warning(request, f"There is no page {number!r}: this is page {page.number} "
+                                  f"of {page.paginator.num_pages}.")
     context.update({
         "page": page, "entries": entries, "filtered": filterset.is_filtering(),
         "page_range": page.paginator.get_elided_page_range(page.number, on_each_side=2,

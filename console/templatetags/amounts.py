@@ -53,3 +53,9 @@ def share(used, capacity):
     if not capacity or capacity <= 0:
         return ""
     return numbers.percent(used * 100.0 / capacity)
+
+
+@register.filter
+def of(mapping, key):
+    """mapping[key], or "" (a dict of a page's rows read by each row's key)."""
+    return mapping.get(key, "")

@@ -1,6 +1,6 @@
 """The provider admin: the tree, and its inventory, trait and aggregate sets as inlines."""
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.widgets import AutocompleteSelect
 from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
@@ -79,6 +79,9 @@ class StoredAutocompleteSelect(AutocompleteSelect):
     stored = None
 
     def optgroups(self, name, value, attr=None):
+        # a value that is no primary key (a typed uuid, "abc") selects nothing: the
+        # form says what is wrong with it
+        value = [v for v in value if str(v).isdigit()]
         if self.stored is None or [str(v) for v in value] != [str(self.stored[0])]:
             return super().optgroups(name, value, attr)
         pk, label = self.stored
@@ -158,6 +161,16 @@ def _current_inventories(provider):
         for inv in provider.inventories.select_related("resource_class")}
 
 
+def provider_named(value):
+    """The provider a uuid (any uuid-like form) or a primary key names, or None."""
+    canonical = uuids.canonical_uuid_or_none(value)
+    if canonical is not None:
+        return ResourceProvider.objects.filter(uuid=canonical).first()
+    if value.isdigit():
+        return ResourceProvider.objects.filter(pk=int(value)).first()
+    return None
+
+
 class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
     expected_generation = GenerationField(required=False)
     # Hidden until a change needs it (check_before_save), as the operator page's
@@ -180,6 +193,34 @@ class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
         if self.instance.pk:
             # MPTTAdminForm already keeps the provider's own subtree out of `parent`.
             self.fields["expected_generation"].initial = self.instance.generation
+
+        self.parent_problem = self._read_parent() if self.is_bound else None
+
+    def _read_parent(self):
+        """The posted parent as the autocomplete's primary key, also when it names the
+        provider by uuid; what is wrong with it (no such provider, a cycle), or None."""
+        raw = (self.data.get("parent") or "").strip()
+        if not raw:
+            return None
+        found = provider_named(raw)
+        self.data = self.data.copy()
+        self.data["parent"] = "" if found is None else str(found.pk)
+        if found is None:
+            return f"No resource provider {raw!r}: name the parent by its uuid."
+        if self.instance.pk and found.root_id == self.instance.root_id and (
+                found.pk == self.instance.pk
+                or found.is_descendant_of(self.instance)):
+            self.data["parent"] = ""
+            where = ("the provider itself" if found.pk == self.instance.pk
+                     else f"below {self.instance.name} in its tree")
+            return f"{found.name} is {where}: as its parent it would make a cycle."
+        return None
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.parent_problem:
+            self.add_error("parent", self.parent_problem)
+        return cleaned
 
     def refusal_message(self, exc):
         message = super().refusal_message(exc)
@@ -292,6 +333,19 @@ class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdm
 
     class Media:
         css = {"all": ["ui/admin.css"]}
+
+    def get_changeform_initial_data(self, request):
+        """?parent= takes a provider's uuid (or its primary key); another value is
+        said, not a 500."""
+        initial = super().get_changeform_initial_data(request)
+        if initial.get("parent"):
+            found = provider_named(str(initial["parent"]))
+            if found is None:
+                messages.error(request, f"No resource provider {initial.pop('parent')!r} "
+                                        "to add under: choose the parent below.")
+            else:
+                initial["parent"] = str(found.pk)
+        return initial
 
     def get_fields(self, request, obj=None):
         fields = ["name", "uuid", "parent", "expected_generation"]

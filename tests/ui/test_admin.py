@@ -529,3 +529,40 @@ def test_deleting_a_class_in_use_says_who_holds_it_with_links(client, db):
     assert "Inventory:" not in body and "Allocation:" not in body
     client.post(reverse("admin:providers_resourceclass_delete", args=[rc.pk]), {"post": "yes"})
     assert ResourceClass.objects.filter(name="CUSTOM_GPU").exists()
+
+
+# --- issue 52 rows 3 and 7: a provider named by uuid; a cycle said as such ------------
+
+def test_add_under_a_parent_named_by_uuid_or_by_nonsense(client, sample):
+    cn1 = sample["cn1"]
+    add_url = reverse("admin:providers_resourceprovider_add")
+    page = client.get(f"{add_url}?parent={cn1.uuid}")
+    assert page.status_code == 200
+    assert page.context["adminform"].form.initial["parent"] == str(cn1.pk)
+    for bad in ("abc", "00000000-0000-0000-0000-000000000000"):
+        page = client.get(f"{add_url}?parent={bad}")
+        assert page.status_code == 200
+        assert any("to add under: choose the parent below" in m for m in messages_of(page))
+
+
+def test_a_bad_parent_with_another_error_is_a_form_error(client, sample):
+    add_url = reverse("admin:providers_resourceprovider_add")
+    page = client.get(add_url)
+    answer = client.post(add_url, form_data(page, name="", parent="abc"))
+    assert answer.status_code == 200
+    assert any("No resource provider 'abc'" in e for e in errors_of(answer))
+    answer = client.post(add_url, form_data(page, name="under-cn1",
+                                            parent=sample["cn1"].uuid), follow=True)
+    assert answer.status_code == 200, errors_of(answer)
+    assert ResourceProvider.objects.get(name="under-cn1").parent_id == sample["cn1"].pk
+
+
+def test_reparenting_under_its_own_child_says_cycle(client, sample):
+    cn1, numa0 = sample["cn1"], sample["numa0"]
+    page = client.get(change_url(cn1))
+    answer = client.post(change_url(cn1), form_data(page, parent=str(numa0.pk)))
+    assert answer.status_code == 200
+    assert any("cn1-numa0 is below cn1 in its tree: as its parent it would make a cycle"
+               in e for e in errors_of(answer))
+    cn1.refresh_from_db()
+    assert cn1.parent_id is None

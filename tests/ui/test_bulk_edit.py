@@ -253,10 +253,10 @@ def test_choose_by_aggregate_trait_or_tree(client, sample):
         response = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", **filters})
         return [r.provider_name for r in response.context["rows"]]
 
-    assert names(trait="HW_NUMA_ROOT") == ["cn1-numa0"]
+    # the filters select hosts; their trees' providers holding the class are listed
+    assert names(trait="HW_NUMA_ROOT") == ["cn1-numa0", "cn1-numa1"]
     assert names(tree="cn1") == ["cn1-numa0", "cn1-numa1"]       # a host name: its tree
     assert names(tree=sample["numa1"].uuid) == ["cn1-numa0", "cn1-numa1"]
-    assert names(aggregate=AGG) == []                              # cn1 is; its nodes are not
     assert names(resource_class="MEMORY_MB", aggregate=AGG) == ["cn1"]
     bad = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "trait": "NOPE",
                                           "tree": "nowhere", "aggregate": "x"})
@@ -308,3 +308,30 @@ def test_a_batch_is_reverted_in_one_click(client, sample):
     assert (vcpu(numa1)["reserved"], vcpu(numa1)["allocation_ratio"]) == (0, 1.0)
     assert vcpu(cn2)["total"] == 32
     assert vcpu(numa0)["allocation_ratio"] == 1.0
+
+
+def test_an_unknown_batch_is_a_404(client, db):
+    assert client.get(reverse("ui:bulk-batch", args=["nope"])).status_code == 404
+
+
+def test_aggregate_and_trait_reach_the_nested_providers_that_hold_the_class(client, sample):
+    """Issue 52 row 1: cn1 is in the aggregate and has the trait; its VCPU is on its NUMA
+    nodes. Both are listed, each saying why; the sharing disk in the aggregate holds no
+    VCPU and is said to be left out."""
+    from tests.ui.conftest import AGG
+
+    response = client.get(reverse("ui:bulk"), {"resource_class": "VCPU", "aggregate": AGG})
+    rows = response.context["rows"]
+    assert [r.provider_name for r in rows] == ["cn1-numa0", "cn1-numa1"]
+    why = response.context["why"]
+    assert {why[r.provider_id] for r in rows} == {"in the tree of cn1"}
+    body = text(response)
+    assert "Left out: 1 matching tree without VCPU inventory anywhere: shared-disk." in body
+    response = client.get(reverse("ui:bulk"), {"resource_class": "VCPU",
+                                                "trait": "HW_CPU_X86_AVX2"})
+    assert [r.provider_name for r in response.context["rows"]] == ["cn1-numa0", "cn1-numa1"]
+    # and the change reaches them: every matching provider, across pages
+    preview = client.post(reverse("ui:bulk-preview"), {
+        "resource_class": "VCPU", "aggregate": AGG, "scope": "all", "allocation_ratio": "2"})
+    assert sorted(r.before.provider_name for r in preview.context["applicable"]) == [
+        "cn1-numa0", "cn1-numa1"]

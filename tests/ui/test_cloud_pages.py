@@ -333,3 +333,22 @@ def test_pages_and_actions_need_staff_login(db, method, name, args):
         response = getattr(who, method)(reverse(name, args=args), {"name": "CUSTOM_X"})
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("admin:login"))
+
+
+# --- issue 52 row 10: what a page cannot use is said, not ignored ---------------------------
+
+def test_an_unknown_class_or_page_is_said(client, sample):
+    response = client.get(reverse("ui:capacity"), {"rc": "NOPE"})
+    assert response.status_code == 200
+    assert any("No provider has NOPE inventory" in str(m) for m in response.context["messages"])
+    response = client.get(reverse("ui:providers"), {"page": "abc"})
+    assert response.status_code == 200
+    assert any("There is no page 'abc': this is page 1 of 1." in str(m)
+               for m in response.context["messages"])
+    response = client.get(reverse("ui:providers"), {"page": "1"})
+    assert not list(response.context["messages"])
+
+
+def test_consumer_tags_are_apart(client, sample):
+    body = client.get(reverse("ui:consumers")).content.decode()
+    assert "</span><span class=\"tag\"" not in body

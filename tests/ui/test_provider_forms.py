@@ -174,7 +174,8 @@ def test_replace_traits(client, sample):
     numa1 = sample["numa1"]  # at generation 1: its inventory
     response = post(client, numa1, "traits", {
         "traits": "HW_CPU_X86_AVX2, HW_NUMA_ROOT\nHW_CPU_X86_AVX2", "generation": 1})
-    assert "Saved 2 trait(s) on cn1-numa1." in messages_of(response)
+    assert ("Traits of cn1-numa1: added HW_CPU_X86_AVX2, HW_NUMA_ROOT."
+            in messages_of(response))
     assert sorted(numa1.traits.values_list("name", flat=True)) == [
         "HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
     assert generation(numa1) == 2
@@ -185,12 +186,35 @@ def test_replace_traits(client, sample):
     assert "No such trait CUSTOM_GOLD" in error
     assert response.context["traits_form"]["traits"].value() == "CUSTOM_GOLD"
     assert ">\nCUSTOM_GOLD</textarea>" in response.content.decode()
+    # removing traits asks first (issue 52 row 8), before -> after
+    asked = post(client, numa1, "traits", {
+        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 2}, follow=False)
+    assert asked.status_code == 200
+    assert asked.context["traits_confirm"]["removed"] == ["HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
+    assert asked.context["traits_confirm"]["added"] == ["CUSTOM_GOLD"]
+    assert sorted(numa1.traits.values_list("name", flat=True)) == [
+        "HW_CPU_X86_AVX2", "HW_NUMA_ROOT"]
     response = post(client, numa1, "traits", {
-        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 2})
+        "traits": "CUSTOM_GOLD", "create_custom": "on", "generation": 2, "confirm": "yes"})
+    assert ("Traits of cn1-numa1: added CUSTOM_GOLD; removed HW_CPU_X86_AVX2, HW_NUMA_ROOT."
+            in messages_of(response))
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
     response = post(client, numa1, "traits", {"traits": "", "generation": 2})
     assert "changed by someone else" in messages_of(response)[0]
     assert list(numa1.traits.values_list("name", flat=True)) == ["CUSTOM_GOLD"]
+
+
+def test_emptying_the_traits_box_asks_first_and_says_what_went(client, sample):
+    cn1 = sample["cn1"]
+    asked = post(client, cn1, "traits", {"traits": "", "generation": cn1.generation},
+                 follow=False)
+    assert asked.status_code == 200
+    assert "Remove 1 trait" in asked.content.decode()
+    assert list(cn1.traits.values_list("name", flat=True)) == ["HW_CPU_X86_AVX2"]
+    response = post(client, cn1, "traits", {"traits": "", "generation": cn1.generation,
+                                            "confirm": "yes"})
+    assert "Traits of cn1: removed HW_CPU_X86_AVX2." in messages_of(response)
+    assert not cn1.traits.exists()
 
 
 def test_failed_trait_write_does_not_leave_created_custom_traits(client, sample):
@@ -334,3 +358,21 @@ def test_a_negative_ratio_is_refused_for_what_it_is(client, sample):
     assert response.context["inventory_form"].errors["allocation_ratio"] == [
         "The allocation ratio cannot be negative: capacity is (total − reserved) × "
         "allocation ratio."]
+
+
+def test_an_unknown_custom_class_is_created_when_ticked(client, sample):
+    """Issue 52 row 9: the inventory form refused an unknown CUSTOM_ class; like the
+    traits form it now offers to create it (in the same transaction as the write)."""
+    from providers.models import Inventory, ResourceClass
+
+    cn2 = sample["cn2"]
+    data = {"resource_class": "CUSTOM_FPGA", "total": 4, "generation": 2, "action": "save"}
+    refused = post(client, cn2, "inventory", data, follow=False)
+    assert refused.status_code == 400
+    assert not ResourceClass.objects.filter(name="CUSTOM_FPGA").exists()
+    post(client, cn2, "inventory", {**data, "create_custom": "on"})
+    assert Inventory.objects.get(provider=cn2, resource_class__name="CUSTOM_FPGA").total == 4
+    # a write the service refuses leaves no class behind
+    post(client, cn2, "inventory", {"resource_class": "CUSTOM_LEFTOVER", "total": 4,
+                                    "generation": 1, "action": "save", "create_custom": "on"})
+    assert not ResourceClass.objects.filter(name="CUSTOM_LEFTOVER").exists()

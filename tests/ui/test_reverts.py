@@ -13,8 +13,9 @@ def latest(kind, entity):
 
 
 def revert(client, record, next_url):
+    """Revert, confirming where the page asks (a revert that frees allocations)."""
     response = client.post(reverse("ui:change-revert", args=[record.id]),
-                           {"next": next_url}, follow=True)
+                           {"next": next_url, "confirm": "yes"}, follow=True)
     return response, [str(m) for m in response.context["messages"]]
 
 
@@ -99,3 +100,31 @@ def test_next_must_be_this_site(client, sample):
     response = client.post(reverse("ui:change-revert", args=[latest("provider", cn2.uuid).id]),
                            {"next": "https://evil.example/"})
     assert response["Location"] == reverse("ui:dashboard")
+
+
+def test_a_revert_that_frees_allocations_asks_first(client, sample):
+    """Issue 52 row 2: "Revert" on a consumer's first entry removed all it holds in one
+    click. Now it shows before -> after and writes nothing until confirmed."""
+    vm2 = sample["vm2"]
+    first = ChangeRecord.objects.filter(kind="consumer", entity=vm2.uuid).order_by("id").first()
+    page = reverse("ui:consumer", args=[vm2.uuid])
+    url = reverse("ui:change-revert", args=[first.id])
+    asked = client.post(url, {"next": page})
+    assert asked.status_code == 200
+    body = asked.content.decode()
+    assert "Revert and free it" in body
+    assert "on cn2: 2 → 0 (removed)" in body and "MEMORY_MB" in body
+    assert Allocation.objects.filter(consumer__uuid=vm2.uuid).count() == 2
+    done = client.post(url, {"next": page, "confirm": "yes"})
+    assert done.status_code == 302 and done["Location"] == page
+    assert not Allocation.objects.filter(consumer__uuid=vm2.uuid).exists()
+
+
+def test_an_inventory_revert_that_frees_nothing_does_not_ask(client, sample):
+    cn2 = sample["cn2"]
+    client.post(reverse("ui:provider-inventory", args=[cn2.uuid]), {
+        "resource_class": "VCPU", "total": 32, "generation": 2, "action": "save"})
+    response = client.post(reverse("ui:change-revert", args=[latest("provider", cn2.uuid).id]),
+                           {"next": "/ui/"})
+    assert response.status_code == 302
+    assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").total == 16
