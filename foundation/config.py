@@ -65,6 +65,27 @@ OPTIONS = {
                           "placement.concurrent_update (a read 503) and nothing of it "
                           "is applied. "
                           "0: no limit."),
+        cfg.FloatOpt("round_trip_timeout", default=40, min=0,
+                     help="Seconds the service waits for one answer of the database "
+                          "(or to send it a statement) before it drops the "
+                          "connection: a database node that stopped answering "
+                          "(frozen, cut off) costs a request at most this long, "
+                          "then 503 (a commit's outcome is then looked up, up to "
+                          "outcome_lookup_timeout more). Above statement_timeout, "
+                          "below [api] request_timeout. MySQL: PyMySQL's "
+                          "read_timeout and write_timeout. 0: no limit."),
+        cfg.FloatOpt("outcome_lookup_timeout", default=10, min=0,
+                     help="Seconds a request whose COMMIT lost its connection spends "
+                          "finding out whether it was applied (reconnecting, then "
+                          "PostgreSQL's txid_status or the change log's entry); when "
+                          "it cannot, 503 \"may or may not have been applied\". "
+                          "0: do not look."),
+        cfg.FloatOpt("idle_in_transaction_timeout", default=60, min=0,
+                     help="Seconds the database lets a session sit idle inside a "
+                          "transaction (a frozen API process holding locks) before it "
+                          "ends it and rolls it back: PostgreSQL's "
+                          "idle_in_transaction_session_timeout, MariaDB's "
+                          "idle_transaction_timeout (MySQL has none). 0: no limit."),
         cfg.IntOpt("max_pool_size", default=5, min=1,
                    help="Most connections a served process (a gunicorn worker) holds "
                         "to each database; a thread beyond it waits for one "
@@ -201,6 +222,10 @@ ENVIRONMENT = {
     "DATABASE_CONN_MAX_AGE": ("placement_database", "conn_max_age"),
     "DATABASE_STATEMENT_TIMEOUT": ("placement_database", "statement_timeout"),
     "DATABASE_LOCK_TIMEOUT": ("placement_database", "lock_timeout"),
+    "DATABASE_ROUND_TRIP_TIMEOUT": ("placement_database", "round_trip_timeout"),
+    "DATABASE_OUTCOME_LOOKUP_TIMEOUT": ("placement_database", "outcome_lookup_timeout"),
+    "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT": ("placement_database",
+                                             "idle_in_transaction_timeout"),
     "DATABASE_MAX_POOL_SIZE": ("placement_database", "max_pool_size"),
     "DATABASE_POOL_TIMEOUT": ("placement_database", "pool_timeout"),
     "DATABASE_CONN_MAX_IDLE": ("placement_database", "conn_max_idle"),
@@ -328,6 +353,7 @@ def load(environ=None, args=(), register_cli=None, prog=None, version=None):
         except (cfg.Error, ValueError) as exc:
             raise ConfigError(f"[{group}] {name}: {_one_line(exc)}")
     _check_database_url(conf.placement_database.connection)
+    _check_time_limits(conf)
     _check_replica_urls(conf.placement_database)
     _check_public_paths(conf.django)
     return conf
@@ -417,6 +443,15 @@ def _check_mysql_url(option, url):
     if unknown:
         raise ConfigError(f"{option}: unknown query parameter {', '.join(unknown)} "
                           f"(known: {', '.join(MYSQL_DRIVER_PARAMETERS + MYSQL_IGNORED_PARAMETERS)})")
+
+
+def _check_time_limits(conf):
+    """A round trip's limit below the front door's: a frozen database node must cost a
+    client a 503 of ours, not nginx's 504 with the outcome unknown."""
+    round_trip = conf.placement_database.round_trip_timeout
+    if round_trip and round_trip >= conf.api.request_timeout:
+        raise ConfigError(f"[placement_database] round_trip_timeout ({round_trip:g}) must "
+                          f"be below [api] request_timeout ({conf.api.request_timeout})")
 
 
 def _check_replica_urls(database):

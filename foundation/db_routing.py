@@ -104,7 +104,8 @@ def replica_usable(alias, force=False):
     with _health_lock:
         _health[alias] = (time.monotonic(), usable, reason)
     # One line per change of state (up, down, lagging), not one per check.
-    if known is None or (known[1], known[2].split(" ")[0]) != (usable, reason.split(" ")[0]):
+    if known is None or known[1] != usable or (
+            not usable and known[2].split(" ")[0] != reason.split(" ")[0]):
         if usable:
             LOG.info("replica %s is used for reads%s", alias, "" if known is None else " again")
         else:
@@ -153,12 +154,12 @@ def _probe(alias):
         return False, "not a standby (promoted?)" if connection.vendor != "mysql" else (
             "not a replica (SHOW REPLICA STATUS is empty)")
     if caught_up:
-        return True, ""
+        return True, "caught up"
     bound = settings.PLACEMENT_REPLICA_MAX_LAG
     if lag is None or lag > bound:
         lag_text = "unknown" if lag is None else f"{float(lag):.1f} s"
         return False, f"lags {lag_text}, more than {bound:g} s"
-    return True, ""
+    return True, f"lags {float(lag):.1f} s"
 
 
 def choose_replica():

@@ -48,13 +48,14 @@ def database_from_url(url):
     # (docs/operators/production.md#the-database).
     options.setdefault("options", "-c jit=off")
     options["options"] = postgresql_session_options(options["options"])
+    host, port = postgresql_hosts(parsed.netloc)
     return {
         "ENGINE": "foundation.postgresql",   # Django's, checked without a round trip
         "NAME": unquote(parsed.path.lstrip("/")) or "placement",
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),
-        "HOST": parsed.hostname or "",
-        "PORT": str(parsed.port or ""),
+        "HOST": host,
+        "PORT": port,
         "CONN_MAX_AGE": CONF.placement_database.conn_max_age,
         "CONN_HEALTH_CHECKS": True,
         # Safe behind a transaction-pooling pgbouncer: a server-side cursor would
@@ -64,17 +65,38 @@ def database_from_url(url):
     }
 
 
+def postgresql_hosts(netloc):
+    """(HOST, PORT) of a URL's host part, as libpq takes them: one host, or several
+    (`host1:5432,host2:5432`, libpq's multi-host form) as comma-separated lists. With
+    `?target_session_attrs=read-write` libpq connects to whichever is the primary, so
+    the service writes on after a standby is promoted (production.md)."""
+    hosts, ports = [], []
+    for item in netloc.rpartition("@")[2].split(","):
+        host, _, port = item.rpartition(":") if not item.endswith("]") else (item, "", "")
+        if not host or "]" in port:   # no port, or an IPv6 address's colons
+            host, port = item, ""
+        hosts.append(unquote(host.strip("[]")))
+        ports.append(port)
+    if len(hosts) == 1:
+        return hosts[0], ports[0]
+    return ",".join(hosts), ",".join(port or "5432" for port in ports)
+
+
 # --- time limits and connections (one place) -------------------------------------------
 
 COMMIT_DEADLINE_MARGIN = 5  # seconds before the front door's timeout a commit is refused
 
 
 def postgresql_session_options(startup):
-    """libpq's `options` startup parameter with the statement and lock timeouts
-    ([placement_database] statement_timeout, lock_timeout), unless it sets them itself.
+    """libpq's `options` startup parameter with the statement, lock and idle-in-transaction
+    timeouts ([placement_database] statement_timeout, lock_timeout,
+    idle_in_transaction_timeout), unless it sets them itself.
     pgbouncer drops `options`: behind it set them on the role (production.md)."""
-    for name, seconds in (("statement_timeout", CONF.placement_database.statement_timeout),
-                          ("lock_timeout", CONF.placement_database.lock_timeout)):
+    database = CONF.placement_database
+    for name, seconds in (("statement_timeout", database.statement_timeout),
+                          ("lock_timeout", database.lock_timeout),
+                          ("idle_in_transaction_session_timeout",
+                           database.idle_in_transaction_timeout)):
         if seconds and f"{name}=" not in startup:
             startup += f" -c {name}={int(seconds * 1000)}"
     return startup.strip()
@@ -84,7 +106,12 @@ def postgresql_session_options(startup):
 PLACEMENT_DB_TIME_LIMITS = {
     "statement_timeout": CONF.placement_database.statement_timeout,
     "lock_timeout": CONF.placement_database.lock_timeout,
+    "idle_in_transaction_timeout": CONF.placement_database.idle_in_transaction_timeout,
 }
+# How long one answer of the database is waited for, on both families (0: no limit), and
+# how long a commit that lost its connection looks up its outcome (foundation/db_faults.py).
+PLACEMENT_DB_ROUND_TRIP_TIMEOUT = CONF.placement_database.round_trip_timeout
+PLACEMENT_DB_OUTCOME_LOOKUP_TIMEOUT = CONF.placement_database.outcome_lookup_timeout
 # The per-process connection bound of served processes (foundation/db_pool.py).
 PLACEMENT_DB_POOL = {
     "max_pool_size": CONF.placement_database.max_pool_size,

@@ -81,6 +81,8 @@ _UNAVAILABLE = "The database is unavailable; please retry."
 _OUTCOME_UNKNOWN = ("The database connection was lost while this request was being "
                     "committed: it may or may not have been applied. Read it back before "
                     "retrying.")
+_NOT_APPLIED = ("The database connection was lost while this request was being committed; "
+                "it was not applied. Please retry.")
 _TIMED_OUT = "The database took too long; nothing of this request was applied. Please retry."
 _LOCKED = ("Another update held a lock too long; nothing of this request was applied. "
            "Please retry.")
@@ -99,7 +101,9 @@ def database_failure_response(request, exc, failure):
                                      code=domain_errors.CONCURRENT_UPDATE)
     if failure == db_faults.LOCK_TIMEOUT:
         failure = db_faults.TIMED_OUT   # a read has no conflict to report: retry it
-    detail = (_OUTCOME_UNKNOWN if db_faults.outcome_unknown(exc)
+    outcome = db_faults.outcome(exc)
+    detail = (_OUTCOME_UNKNOWN if outcome == db_faults.OUTCOME_UNKNOWN
+              else _NOT_APPLIED if outcome == db_faults.NOT_APPLIED
               else _TIMED_OUT if failure == db_faults.TIMED_OUT else _UNAVAILABLE)
     return errors.error_response(request, 503, detail, headers={"Retry-After": RETRY_AFTER})
 

@@ -13,6 +13,7 @@ PostgreSQL and SQLite see two, and the API would answer differently per database
 """
 import math
 import sys
+import time
 
 import pymysql
 from pymysql import connections, constants, converters, cursors, err, times
@@ -29,6 +30,7 @@ for _module in (connections, constants, converters, cursors, err, times, CLIENT,
 from django.conf import settings  # noqa: E402
 from django.db.backends.mysql import base, operations, schema  # noqa: E402  (after the shim)
 
+from foundation import db_faults  # noqa: E402
 from foundation.db_faults import CommitGuard  # noqa: E402
 from foundation.db_pool import BoundedConnections  # noqa: E402
 
@@ -78,22 +80,72 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         params = super().get_connection_params()
         params["conv"] = {**params["conv"], FIELD_TYPE.NEWDECIMAL: _decimal,
                           FIELD_TYPE.DECIMAL: _decimal}
+        # A frozen or cut-off server answers nothing: wait at most this long for it.
+        round_trip = settings.PLACEMENT_DB_ROUND_TRIP_TIMEOUT
+        if round_trip:
+            params.setdefault("read_timeout", round_trip)
+            params.setdefault("write_timeout", round_trip)
         return params
 
     def init_connection_state(self):
         super().init_connection_state()
         statements = time_limits(self.mysql_is_mariadb, **settings.PLACEMENT_DB_TIME_LIMITS)
-        if statements:
-            with self.connection.cursor() as cursor:
-                for statement in statements:
-                    cursor.execute(statement)
+        with self.connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+            self.placement_server = server_identity(cursor)
+
+    # --- a lost COMMIT's lookup (foundation/db_faults.py) ------------------------------
+
+    def commit_facts(self):
+        return self.connection.thread_id(), self.placement_server
+
+    def lookup_connection(self):
+        left = db_faults.lookup_time_left.get()
+        params = {**self.get_connection_params(), "read_timeout": left,
+                  "write_timeout": left,
+                  "connect_timeout": max(1, min(left, params_connect_timeout(self)))}
+        return self.Database.connect(**params)
+
+    def outcome_on(self, raw, facts, marker):
+        """Our old session, when it is still there, may still be committing: it is
+        ended first (a thread id is only ours on the same server, never restarted
+        since: server_identity). Then the transaction's marker tells."""
+        thread_id, server = facts
+        with raw.cursor() as cursor:
+            now = server_identity(cursor)
+            if now[:2] == server[:2] and abs(now[2] - server[2]) <= 2:
+                cursor.execute("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = %s",
+                               [thread_id])
+                if cursor.fetchone():
+                    cursor.execute(f"KILL {int(thread_id)}")
+                    return db_faults.PENDING
+            if marker is not None:
+                return db_faults.marker_found(cursor, marker)
+        return None
 
 
-def time_limits(mariadb, statement_timeout, lock_timeout):
+def server_identity(cursor):
+    """(host name, port, start time to the second) of the server: a restart, or another
+    server behind the same address, is not the one a thread id was given by. SHOW, not
+    SELECT: a Galera node outside the primary component refuses a SELECT."""
+    cursor.execute("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('hostname', 'port')")
+    variables = dict(cursor.fetchall())
+    cursor.execute("SHOW GLOBAL STATUS WHERE Variable_name = 'Uptime'")
+    uptime = int(cursor.fetchone()[1])
+    return variables.get("hostname"), variables.get("port"), round(time.time()) - uptime
+
+
+def params_connect_timeout(wrapper):
+    return float(wrapper.settings_dict["OPTIONS"].get("connect_timeout", 10))
+
+
+def time_limits(mariadb, statement_timeout, lock_timeout, idle_in_transaction_timeout=0):
     """The SET statements of the session's time limits (0: the server's own). MariaDB's
     max_statement_time covers every statement; MySQL's max_execution_time only SELECTs
     (a write there is bounded by the lock wait and the commit deadline). The lock wait
-    is whole seconds, at least 1."""
+    is whole seconds, at least 1; so is MariaDB's idle_transaction_timeout (MySQL has
+    none)."""
     statements = []
     if statement_timeout:
         statements.append(f"SET SESSION max_statement_time = {float(statement_timeout)}"
@@ -102,4 +154,7 @@ def time_limits(mariadb, statement_timeout, lock_timeout):
     if lock_timeout:
         statements.append("SET SESSION innodb_lock_wait_timeout = "
                           f"{max(1, math.ceil(lock_timeout))}")
+    if idle_in_transaction_timeout and mariadb:
+        statements.append("SET SESSION idle_transaction_timeout = "
+                          f"{max(1, math.ceil(idle_in_transaction_timeout))}")
     return statements

@@ -24,15 +24,19 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
+from foundation import db_faults
 from foundation.actor import current_actor
 from providers.models import ChangeRecord
 
 LOG = logging.getLogger(__name__)
 
 PRUNE_INTERVAL_SECONDS = 3600
+# One entry of a write (created_at: the time to the microsecond, taken once per write).
+MARKER_SQL = ("SELECT 1 FROM change_records WHERE created_at = %s AND request_id = %s "
+              "AND kind = %s AND entity = %s")
 
 PROVIDER = ChangeRecord.KIND_PROVIDER
 CONSUMER = ChangeRecord.KIND_CONSUMER
@@ -84,6 +88,11 @@ def changes_record(changes, using=DEFAULT_DB_ALIAS):
                      project_id=actor.project_id, request_id=actor.request_id,
                      created_at=now)
         for change in changes])
+    # The entry is there iff the write committed: what a COMMIT that lost its
+    # connection is looked up by (foundation/db_faults.py).
+    db_faults.commit_marker(using, MARKER_SQL, [
+        connections[using].ops.adapt_datetimefield_value(now), actor.request_id,
+        changes[0].kind, changes[0].entity])
     if using == DEFAULT_DB_ALIAS:
         _schedule_prune()
 

@@ -86,6 +86,9 @@ def test_environment_variables_win_over_the_file(tmp_path):
     ("no section here\n", "Failed to parse"),
     ("[django]\npublic_paths = /healthz, /resource_providers\n",
      "[django] public_paths: /resource_providers is not an operator endpoint"),
+    # a frozen database must cost a client our 503, before nginx's 504
+    ("[api]\nrequest_timeout = 30\n[placement_database]\nround_trip_timeout = 30\n",
+     "[placement_database] round_trip_timeout (30) must be below [api] request_timeout (30)"),
 ])
 def test_bad_file_values_name_the_option(tmp_path, text, message):
     with pytest.raises(config.ConfigError) as caught:

@@ -33,7 +33,7 @@ def database():
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith(("PG", "DATABASE_", "PLACEMENT_"))}
     environ.update(DATABASE_URL=database.url("template_placement"),
-                   PLACEMENT_DATA_DIR=str(workdir / "data"))
+                   PLACEMENT_DATA_DIR=str(workdir / "placement-data"))
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT,
                    env=environ, check=True)
     try:

@@ -59,6 +59,11 @@ class Database(PostgresServer):
             self.initdb("max_connections = 30\n")
         super().start()
 
+    def processes(self):
+        """The server's processes: the postmaster and its children."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        return [postmaster, *_children(postmaster)]
+
     def sessions(self, database):
         return self.query("SELECT count(*) FROM pg_stat_activity WHERE datname = %s "
                           "AND pid <> pg_backend_pid()", [database])[0][0]
@@ -90,7 +95,7 @@ class Server:
         self.log = workdir / f"server-{self.port}.log"
         environ = {k: v for k, v in os.environ.items()
                    if not k.startswith(("PG", "DATABASE_", "PLACEMENT_"))}
-        environ.update(DATABASE_URL=database_url, PLACEMENT_DATA_DIR=str(workdir / "data"),
+        environ.update(DATABASE_URL=database_url, PLACEMENT_DATA_DIR=str(workdir / "placement-data"),
                        PROMETHEUS_MULTIPROC_DIR=str(workdir / f"prometheus-{self.port}"))
         environ.update({k: str(v) for k, v in variables.items()})
         with open(self.log, "w") as log:

@@ -43,7 +43,15 @@ def test_database_stopped_and_restarted(serve, database, fresh):
     summary = check(load, database, fresh)
     assert load.answers["PUT", 503] > 0, "the outage was not seen"
     assert server.call("GET", "/resource_providers")[0] == 200
-    report("database stopped 4 s, restarted x2", summary)
+    report("database stopped 4 s, restarted x2", summary, **lost_commits(server))
+
+
+def lost_commits(server):
+    """What the COMMITs whose connection broke turned out to be (the server's log)."""
+    log = server.log_text()
+    return {f"lost_commits_{outcome.replace(' ', '_')}": log.count(f"; it {outcome}")
+            for outcome in ("was committed", "was not applied",
+                            "may or may not have been applied")}
 
 
 def test_locked_table_answers_conflict_within_the_lock_timeout(serve, database, fresh):
@@ -65,10 +73,11 @@ def test_locked_table_answers_conflict_within_the_lock_timeout(serve, database, 
 
 
 def test_locked_table_beyond_the_front_door_timeout(serve, database, fresh):
-    """No lock or statement timeout, and the lock held past the front door's: clients
-    are told 504, and none of those writes is committed once the lock goes."""
+    """No lock, statement or round trip timeout, and the lock held past the front
+    door's: clients are told 504, and none of those writes is committed once the lock
+    goes."""
     server = serve(DATABASE_LOCK_TIMEOUT=0, DATABASE_STATEMENT_TIMEOUT=0,
-                   PLACEMENT_REQUEST_TIMEOUT=10)
+                   DATABASE_ROUND_TRIP_TIMEOUT=0, PLACEMENT_REQUEST_TIMEOUT=10)
     with Load(server, make_providers(server), allowed=(503, 504)) as load:
         load.run_for(1)
         holder = database.hold_lock(fresh, "allocations", 14)
@@ -174,3 +183,32 @@ def test_stop_answers_the_requests_in_flight(serve, database, fresh):
         database=fresh)}
     assert saved == {consumer for consumer, _ in answers}
     report("SIGTERM with 6 claims in flight", {"answers": sorted(s for _, s in answers)})
+
+
+def test_a_frozen_database_costs_the_round_trip_timeout(serve, database, fresh):
+    """Every PostgreSQL process stopped (SIGSTOP) for 8 s under claim load, with
+    round_trip_timeout 2 s: requests are answered 503 while it is still frozen (a COMMIT
+    caught in it: looked up, "may or may not" when the lookup cannot reach it either),
+    then the service recovers; the ledger holds."""
+    server = serve(DATABASE_ROUND_TRIP_TIMEOUT=2, DATABASE_OUTCOME_LOOKUP_TIMEOUT=1)
+    with Load(server, make_providers(server)) as load:
+        load.run_for(1.5)
+        processes = database.processes()
+        before = load.answers["PUT", 503] + load.answers["GET", 503]
+        thaw = time.monotonic() + 8
+        for pid in processes:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            wait_for(lambda: load.answers["PUT", 503] + load.answers["GET", 503] > before,
+                     timeout=7, what="an answer while frozen")
+            answered_while_frozen = True
+        except TimeoutError:
+            answered_while_frozen = False
+        finally:
+            time.sleep(max(0, thaw - time.monotonic()))
+            for pid in processes:
+                os.kill(pid, signal.SIGCONT)
+        load.run_for(3)
+    summary = check(load, database, fresh)
+    assert answered_while_frozen, f"no 503 while the database was frozen: {load.answers}"
+    report("database frozen 8 s, round_trip_timeout 2 s", summary, **lost_commits(server))

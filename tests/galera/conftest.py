@@ -4,6 +4,7 @@
 Run in the MariaDB pass of the suite (DATABASE_URL=mysql://...): the cluster is the
 tests' own, the suite's database is not used. Skipped, saying why, without Galera
 (scripts/bootstrap-galera installs it) or without root (mariadbd runs as mysql)."""
+import json
 import os
 import shutil
 import subprocess
@@ -57,6 +58,9 @@ class Cluster:
         return root_sql(statement, params, host="127.0.0.1", port=BASE_PORT + node,
                         database=self.database)
 
+    def pid(self, node):
+        return int(Path(self.directory, f"node{node}", "mysqld.pid").read_text())
+
     def url(self, node):
         return f"mysql+pymysql://root@127.0.0.1:{BASE_PORT + node}/{self.database}?charset=utf8"
 
@@ -68,10 +72,15 @@ class Api:
         self.node, self.process = node, process
         self.base = f"http://127.0.0.1:{API_PORT + node}"
 
-    def call(self, method, path, body=None, version="1.39"):
+    def call(self, method, path, body=None, version="1.39", timeout=60):
         status, _, raw = send(self.base + path, method, body, {
-            "X-Auth-Token": "admin", "OpenStack-API-Version": f"placement {version}"})
+            "X-Auth-Token": "admin", "OpenStack-API-Version": f"placement {version}"},
+            timeout=timeout)
         return status, raw
+
+    def readiness(self):
+        status, raw = self.call("GET", "/readyz")
+        return status, json.loads(raw)
 
 
 @pytest.fixture(scope="session")
@@ -99,8 +108,10 @@ def apis(cluster, tmp_path_factory):
     try:
         for node in NODES:
             data = tmp_path_factory.mktemp(f"api{node}")
+            # a frozen node costs a request at most 12 s (above the 10 s lock wait)
             env = {**os.environ, "DATABASE_URL": cluster.url(node),
-                   "PLACEMENT_DATA_DIR": str(data), "PLACEMENT_COMPILED_ENGINE": "true"}
+                   "PLACEMENT_DATA_DIR": str(data), "PLACEMENT_COMPILED_ENGINE": "true",
+                   "DATABASE_ROUND_TRIP_TIMEOUT": "12"}
             env.pop("PLACEMENT_CONFIG_FILE", None)
             process = subprocess.Popen(
                 [sys.executable, "-m", "placement_site.serve", "--bind",

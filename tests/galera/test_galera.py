@@ -3,9 +3,11 @@ another node than the write. Every outcome is checked on every node's own data."
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -35,6 +37,8 @@ def claim(api, rp_uuid, consumer):
             continue
         if status == 409 and b"exceed the capacity" in raw:
             return "full"
+        if status == 503 and b"may or may not" not in raw:
+            return "not applied"   # the answer says so, a lost COMMIT included
         return f"{status} {raw[:200]!r}"
     return "gave up"
 
@@ -157,9 +161,77 @@ def test_a_node_killed_under_claims_and_rejoined_loses_and_invents_nothing(apis,
         clean.script("kill", clean.directory, "3")
     clean.script("rejoin", clean.directory, "3")
     told_claimed = {c for c, o in zip(consumers, outcomes) if o == "claimed"}
-    unknown = {c for c, o in zip(consumers, outcomes) if o not in ("claimed", "full")}
+    unknown = {c for c, o in zip(consumers, outcomes)
+               if o not in ("claimed", "full", "not applied")}
     held = allocations_on_every_node(clean, rp)
     assert held[1] == held[2] == held[3]                 # the rejoined node caught up
     assert told_claimed <= set(held[1])                  # nothing a client was told is lost
     assert set(held[1]) <= told_claimed | unknown        # nothing nobody asked for
     assert len(held[1]) <= CAPACITY
+
+
+def wait_until(check, what, seconds=120):
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.5)
+
+
+def test_a_desynced_node_is_not_ready_and_says_its_state(apis, clean):
+    assert apis[2].readiness()[0] == 200
+    clean.sql(2, "SET GLOBAL wsrep_desync = ON")
+    try:
+        status, document = apis[2].readiness()
+        assert status == 503
+        assert "Donor/Desynced (wsrep_local_state 2)" in document["checks"]["database"]
+        assert apis[1].readiness()[0] == 200
+    finally:
+        clean.sql(2, "SET GLOBAL wsrep_desync = OFF")
+    wait_until(lambda: apis[2].readiness()[0] == 200, "node 2 ready again")
+
+
+def seen_database_check(api, seen):
+    seen.append(api.readiness())
+    return seen[-1][1].get("checks", {}).get("database", "")
+
+
+def test_a_cut_off_node_is_not_ready_and_says_why_then_rejoins(apis, clean):
+    """gmcast.isolate=1: node 3 leaves the primary component; its /readyz says so (a load
+    balancer routes around it), the other two stay ready and take writes."""
+    clean.sql(3, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'")
+    try:
+        # (until the cluster has noticed, its other checks may fail on a lock wait, or
+        # no thread may be free to answer)
+        seen = []
+        wait_until(lambda: "non-Primary" in seen_database_check(apis[3], seen),
+                   "node 3 outside the primary component")
+        status, document = seen[-1]
+        assert status == 503
+        assert "cluster status non-Primary" in document["checks"]["database"], document
+        assert apis[1].readiness()[0] == 200
+        host(apis)   # writes through node 1 go on
+    finally:
+        clean.sql(3, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'")
+    wait_until(lambda: apis[3].readiness()[0] == 200, "node 3 back in the cluster")
+
+
+def test_a_frozen_node_costs_a_client_the_round_trip_timeout_not_the_freeze(apis, clean):
+    """SIGSTOP of node 3's server: a request to its API server is answered 503 (after
+    round_trip_timeout, 12 s here) while the node is still frozen, not when it thaws."""
+    rp = host(apis)
+    answers = []
+    pid = clean.pid(3)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        reader = threading.Thread(target=lambda: answers.append(
+            apis[3].call("GET", f"/resource_providers/{rp}", timeout=120)))
+        reader.start()
+        reader.join(90)   # a cap for the test, not the figure tested
+        frozen_all_along = not reader.is_alive()
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert frozen_all_along, "no answer while the node was frozen"
+    status, raw = answers[0]
+    assert status == 503 and b"The database is unavailable" in raw, raw
+    wait_until(lambda: apis[3].call("GET", f"/resource_providers/{rp}")[0] == 200,
+               "node 3 answering again")

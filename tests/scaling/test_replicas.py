@@ -135,3 +135,27 @@ def test_a_stopped_standby_is_skipped_without_client_errors(cluster, relaxed):
     wait_for(lambda: "replica replica1 is used for reads again" in (
         listed(relaxed) and relaxed.log_text()), timeout=30)
 
+
+
+def test_readiness_reports_the_standby_and_its_lag(cluster):
+    """/readyz names the replica and its lag; a lagging one is reported as not used and
+    the node stays ready (the primary answers its reads). Directly, without pgbouncer."""
+    node = Node(cluster, "ready", DATABASE_REPLICA_URLS=cluster.url("standby"),
+                DATABASE_REPLICA_MAX_LAG=0.5)
+    try:
+        cluster.wait_replayed()
+        wait_for(lambda: node.call("GET", "/readyz")[1]["checks"].get("replica1", "")
+                 .startswith("ok: "))
+        cluster.query("standby", "SELECT pg_wal_replay_pause()")
+        try:
+            make_provider(node, "while-paused")   # a commit the standby has not replayed
+            wait_for(lambda: "lags" in node.call("GET", "/readyz")[1]["checks"]["replica1"]
+                     and "not used" in node.call("GET", "/readyz")[1]["checks"]["replica1"])
+            status, document = node.call("GET", "/readyz")
+            assert status == 200, document
+            assert document["checks"]["replica1"].startswith(
+                "not used, the primary answers its reads: lags "), document
+        finally:
+            cluster.query("standby", "SELECT pg_wal_replay_resume()")
+    finally:
+        node.stop()
