@@ -6,7 +6,8 @@ from console import overview, search
 from console.candidates import pages as candidate_pages
 from console.candidates import why_not
 from console.consumers import consumer_edits, consumers, reverts
-from console.providers import bulk, capacity, catalogue, host, provider_page, trees
+from console.providers import (bulk, bulk_membership, capacity, catalogue, host, provider_page,
+                               trees)
 
 urlpatterns = [
     path("", overview.dashboard, name="dashboard"),
@@ -36,6 +37,15 @@ urlpatterns = [
     path("bulk/batch/<str:request_id>/", bulk.bulk_batch, name="bulk-batch"),
     path("bulk/batch/<str:request_id>/revert", bulk.bulk_batch_revert,
          name="bulk-batch-revert"),
+    path("bulk/traits-aggregates/", bulk_membership.bulk_membership, name="bulk-membership"),
+    path("bulk/traits-aggregates/preview", bulk_membership.bulk_membership_preview,
+         name="bulk-membership-preview"),
+    path("bulk/traits-aggregates/apply", bulk_membership.bulk_membership_apply,
+         name="bulk-membership-apply"),
+    path("bulk/traits-aggregates/batch/<str:request_id>/",
+         bulk_membership.bulk_membership_batch, name="bulk-membership-batch"),
+    path("bulk/traits-aggregates/batch/<str:request_id>/revert",
+         bulk_membership.bulk_membership_batch_revert, name="bulk-membership-batch-revert"),
     # consumers and their allocations
     path("consumers/", consumers.consumer_list, name="consumers"),
     path("consumers/<str:uuid>/", consumers.consumer_detail, name="consumer"),

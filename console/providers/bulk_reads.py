@@ -160,3 +160,18 @@ def bulk_preview(*, resource_class, inventories, changes):
         for provider_id, consumer, used in holders:
             over[provider_id].holders.append((consumer, used))
     return rows
+
+
+def matching_providers(*, name_contains="", aggregate=None, trait=None, root_id=None,
+                       provider_uuids=None):
+    """The providers (a lazy queryset) the filters select themselves, for the bulk edit
+    of traits and aggregates: traits and aggregates sit on the provider they name (a
+    host's, not its NUMA nodes'). Every provider when no filter is given."""
+    providers = matching_hosts(name_contains=name_contains, aggregate=aggregate, trait=trait)
+    if providers is None:
+        providers = ResourceProvider.objects.all()
+    if root_id is not None:
+        providers = providers.filter(root_id=root_id)
+    if provider_uuids is not None:
+        providers = providers.filter(uuid__in=list(provider_uuids))
+    return providers
