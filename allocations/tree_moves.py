@@ -13,10 +13,14 @@ Allocations on providers outside the source tree (a sharing provider's DISK_GB) 
 """
 from dataclasses import dataclass, field
 
+from django.db.models import F, FloatField, OuterRef, Subquery, Value
+from django.db.models.functions import Cast, Floor, Least
+
 from allocations import rules
 from allocations.models import Allocation
 from providers.models import Inventory, ResourceProvider
 from allocations.usage import with_usage
+from providers.querysets import capacity_expression
 from providers.rules import reported_capacity
 
 
@@ -131,13 +135,32 @@ def tree_inventories(*, root_ids, classes):
     return trees
 
 
-def target_hosts(*, classes, exclude_root_id, query=""):
-    """Roots (a queryset, by name) whose trees have inventory of every class of `classes`,
-    but the source tree, whose name contains `query`."""
+def target_hosts(*, classes, exclude_root_id, query="", amounts=None, narrow=None):
+    """Roots (a queryset) whose trees have inventory of every class of `classes`, but
+    the source tree, whose name contains `query`; `narrow`: a Q on the roots, applied too.
+
+    Ordered as the single-allocation picker orders its targets (most free room first,
+    then name): with `amounts` ({class: amount held}), by the *room* of each tree, the
+    number of times the amount held of a class would fit on the tree's provider with the
+    most whole units of it free (floor(capacity) - used), the least of the classes; so
+    with one class held the order is that of the most free room. Without `amounts`, by
+    name. One query (a subquery per class)."""
     roots = ResourceProvider.objects.filter(parent__isnull=True).exclude(id=exclude_root_id)
     for rc in classes:
         roots = roots.filter(id__in=Inventory.objects.filter(resource_class__name=rc)
                              .values("provider__root_id"))
     if query:
         roots = roots.filter(name__icontains=query)
-    return roots.order_by("name")
+    if narrow is not None:
+        roots = roots.filter(narrow)
+    if not amounts:
+        return roots.order_by("name")
+    rooms = []
+    for rc, amount in sorted(amounts.items()):
+        best = (with_usage(Inventory.objects.filter(resource_class__name=rc,
+                                                    provider__root_id=OuterRef("pk")))
+                .annotate(free=Floor(capacity_expression()) - F("used"))
+                .order_by("-free").values("free")[:1])
+        rooms.append(Cast(Subquery(best), FloatField()) / Value(float(max(amount, 1))))
+    room = rooms[0] if len(rooms) == 1 else Least(*rooms)
+    return roots.annotate(room=room).order_by(F("room").desc(nulls_last=True), "name")

@@ -2,8 +2,11 @@
 
 Move a whole host: everything the consumer holds in one provider tree goes to another
 tree in one write (allocations.edits.consumer_move_tree). The picker lists the hosts
-whose trees have inventory of every class held, by name, 25 a page, searchable, each
-with where each allocation would go or why it does not fit (allocations.tree_moves:
+whose trees have inventory of every class held, most free room first (the order of
+the single-allocation picker: allocations.tree_moves.target_hosts), 25 a page,
+searchable, or only those with every trait and aggregate of the source tree; each with
+how its traits and aggregates differ from the source's (console.consumers.workload) and
+where each allocation would go or why it does not fit (allocations.tree_moves:
 two queries for the page's trees); "Move here" posts the generations shown, so the
 plan written is the plan the operator saw, or nothing is written.
 """
@@ -19,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from console.door import LIST_ALLOCATIONS, UPDATE_ALLOCATIONS, door
 from allocations import edits, selectors, tree_moves
+from console.consumers import workload
 from console.consumers.consumers import _done, _refused, _render_consumer
 from console.consumers.forms import AddAllocationForm, MoveTreeForm, MoveTreeSearchForm
 from foundation.domain_errors import DomainError
@@ -50,24 +54,35 @@ def consumer_move_tree_page(request, uuid):
                                 f"{', '.join(names)}.")
         return redirect("ui:consumer", uuid=uuid)
     classes = {h.resource_class for h in held}
-    hosts = tree_moves.target_hosts(classes=classes, exclude_root_id=source.id,
-                                    query=form.cleaned_data["q"].strip())
+    amounts = {}
+    for h in held:
+        amounts[h.resource_class] = max(amounts.get(h.resource_class, 0), h.amount)
+    source_tree = workload.tree_memberships([source.id])[source.id]
+    hosts = tree_moves.target_hosts(
+        classes=classes, exclude_root_id=source.id, query=form.cleaned_data["q"].strip(),
+        amounts=amounts,
+        narrow=workload.has_everything_q(source_tree, root="id")
+        if form.cleaned_data["same"] else None)
     page = Paginator(hosts, HOSTS_PER_PAGE).get_page(request.GET.get("page"))
     roots = list(page.object_list)
     trees = tree_moves.tree_inventories(root_ids=[r.id for r in roots] + [source.id],
                                         classes=classes)
     source_generations = _generations(trees.get(source.id, []), held)
+    memberships = workload.tree_memberships([r.id for r in roots])
     rows = []
     for root in roots:
         plan = tree_moves.plan_tree_move(held, trees.get(root.id, []))
         generations = {**source_generations, **_generations(trees.get(root.id, []))}
-        rows.append({"root": root, "plan": plan, "move_fields": [
+        rows.append({"root": root, "plan": plan,
+                     "difference": workload.difference(source_tree, memberships[root.id]),
+                     "move_fields": [
             ("target_root", root.uuid),
             ("generations", " ".join(f"{k}:{v}" for k, v in generations.items()))]})
     kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
     return render(request, "ui/consumer_move_tree.html", {
         "uuid": uuid, "consumer": consumer, "source": source, "held": held, "form": form,
         "page": page, "rows": rows, "page_query": urlencode(kept),
+        "source_tree": source_tree,
         "move_url": reverse("ui:consumer-move-tree", args=[uuid]),
         "move_fields": [("source_root", source.uuid)],
         "fitting": sum(row["plan"].fits for row in rows),

@@ -20,6 +20,7 @@ from console.consumers.forms import (
     AddAllocationForm, ConsumerFilterForm, MoveAllocationForm, MoveTargetSearchForm, RemoveAllocationForm,
     RemoveAllocationsForm,
 )
+from console.consumers import workload
 from console.consumers.move_targets import is_related, move_choice, name_roots
 from foundation.domain_errors import ConcurrentUpdate, DomainError, error_message
 from foundation.uuids import UUIDS_IN_TEXT
@@ -149,13 +150,22 @@ def consumer_move_target(request, uuid):
         messages.error(request, f"Consumer {uuid} holds no {data['resource_class']} on "
                                 f"{_named(given)}{_held_there(held, given)}.")
         return redirect("ui:consumer", uuid=uuid)
+    source_root = allocation.provider.root_id
+    source = workload.tree_memberships([source_root])[source_root]
+    narrow = (workload.has_everything_q(source, root="provider__root_id")
+              if data["same"] else None)
     choice = move_choice(allocation=allocation, held=held, query=data["q"],
-                         page=request.GET.get("page"), refused_shown=REFUSED_SHOWN)
+                         page=request.GET.get("page"), refused_shown=REFUSED_SHOWN,
+                         narrow=narrow)
     kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
     name_roots([*choice.page.object_list, *choice.refused])
+    trees = workload.tree_memberships({t.root_id for t in choice.page.object_list})
+    for target in choice.page.object_list:
+        target.difference = workload.difference(source, trees[target.root_id])
     return render(request, "ui/consumer_move.html", {
         "uuid": uuid, "consumer": consumer, "allocation": allocation, "form": form,
         "choice": choice, "page": choice.page, "page_query": urlencode(kept),
+        "source_tree": source,
         "refused": choice.refused, "refused_more": choice.refused_count - len(choice.refused),
         "move_url": reverse("ui:consumer-move", args=[uuid]),
         "move_fields": [("source", allocation.provider.uuid),

@@ -95,6 +95,8 @@ class MoveTargetSearchForm(forms.Form):
     provider = forms.CharField(max_length=200, widget=forms.HiddenInput)
     resource_class = forms.CharField(max_length=MAX_NAME_LENGTH, widget=forms.HiddenInput)
     q = forms.CharField(required=False, max_length=200, label="Provider name contains")
+    same = forms.BooleanField(required=False, label="Only hosts with every trait and "
+                                                   "aggregate the source host has")
 
 
 class RemoveAllocationForm(forms.Form):
@@ -122,6 +124,8 @@ class MoveTreeSearchForm(forms.Form):
     root = forms.CharField(max_length=200, widget=forms.HiddenInput, error_messages={
         "required": "Choose the host to move everything off."})
     q = forms.CharField(required=False, max_length=200, label="Host name contains")
+    same = forms.BooleanField(required=False, label="Only hosts with every trait and "
+                                                   "aggregate the source host has")
 
     def clean_root(self):
         given = self.cleaned_data["root"].strip()

@@ -39,6 +39,7 @@ class Target:
     related: bool
     refusal: tuple = None   # (kind, message) from rules.move_refusal, None if it fits
     root_name: str = ""     # the tree's root, when not the provider itself (name_roots)
+    difference: object = None   # console.consumers.workload.Difference, for the page's rows
 
     @property
     def unrelated(self):
@@ -87,11 +88,12 @@ class FittingTargets:
         return [t for t in map(self._judge, rows) if t.refusal is None]
 
 
-def move_choice(*, allocation, held, query="", page=None, refused_shown=50):
+def move_choice(*, allocation, held, query="", page=None, refused_shown=50, narrow=None):
     """The targets for `allocation` (an Allocation with provider and resource class
     loaded) of a consumer whose allocations are `held` (Allocations, provider loaded);
     `query`: a part of the provider name (case-insensitive); `page`: the page number
-    asked for (as django's Paginator.get_page takes it). At most three queries, four
+    asked for (as django's Paginator.get_page takes it); `narrow`: a Q on the targets
+    (Inventory rows) they must also meet. At most three queries, four
     with a search that matches targets without room (one more for a page number
     beyond the last page)."""
     others = [a for a in held if a.id != allocation.id]
@@ -107,10 +109,12 @@ def move_choice(*, allocation, held, query="", page=None, refused_shown=50):
     fits = room_q(amount, units=units)
     needle = query.strip()
     matching = Q(provider__name__icontains=needle) if needle else Q()
+    if narrow is not None:
+        matching &= narrow
     targets = selectors.move_targets(resource_class_id=allocation.resource_class_id,
                                      exclude_provider_id=allocation.provider_id)
     counts = targets.aggregate(with_inventory=Count("pk"),
-                               matching=Count("pk", filter=matching) if needle else Count("pk"))
+                               matching=Count("pk", filter=matching) if matching else Count("pk"))
 
     def judge(row):
         return _target(row, amount, holding)

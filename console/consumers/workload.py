@@ -1,0 +1,81 @@
+"""What a move changes for the workload: the traits and aggregates of the source tree
+against each target's tree (the move pickers of the consumer page).
+
+A tree's traits and aggregates are those of any of its providers (the host's
+HW_CPU_X86_AVX2, its NUMA nodes' HW_NUMA_ROOT, the host's aggregates, which are its
+availability zone in nova). Moving allocations changes neither the target's nor what
+the instance was scheduled for: a target without a trait or aggregate the source has
+may break what the flavor or image asked for. Two queries for any number of trees.
+"""
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+
+from providers.models import ProviderAggregate, ProviderTrait
+
+
+@dataclass
+class Membership:
+    """The traits (names) and aggregates (uuids) of one tree."""
+
+    traits: set = field(default_factory=set)
+    aggregates: set = field(default_factory=set)
+
+    @property
+    def trait_list(self):
+        return sorted(self.traits)
+
+    @property
+    def aggregate_list(self):
+        return sorted(self.aggregates)
+
+
+@dataclass
+class Difference:
+    """What a target's tree lacks and adds against the source's (sorted lists)."""
+
+    missing_traits: list
+    extra_traits: list
+    missing_aggregates: list
+    extra_aggregates: list
+
+    @property
+    def has_everything(self):
+        return not (self.missing_traits or self.missing_aggregates)
+
+    @property
+    def same(self):
+        return self.has_everything and not (self.extra_traits or self.extra_aggregates)
+
+
+def tree_memberships(root_ids):
+    """{root id: Membership} of the trees `root_ids`; two queries."""
+    trees = {root_id: Membership() for root_id in root_ids}
+    for root_id, name in (ProviderTrait.objects.filter(provider__root_id__in=list(trees))
+                          .values_list("provider__root_id", "trait__name").distinct()):
+        trees[root_id].traits.add(name)
+    for root_id, uuid in (ProviderAggregate.objects.filter(provider__root_id__in=list(trees))
+                          .values_list("provider__root_id", "aggregate__uuid").distinct()):
+        trees[root_id].aggregates.add(uuid)
+    return trees
+
+
+def difference(source, target):
+    """The Difference of Membership `target` against Membership `source`."""
+    return Difference(sorted(source.traits - target.traits),
+                      sorted(target.traits - source.traits),
+                      sorted(source.aggregates - target.aggregates),
+                      sorted(target.aggregates - source.aggregates))
+
+
+def has_everything_q(source, *, root="root_id"):
+    """Q on rows whose tree (the root id at `root`) has every trait and aggregate of
+    Membership `source`: a subquery each, no list of ids."""
+    wanted = Q()
+    for name in sorted(source.traits):
+        wanted &= Q(**{f"{root}__in": ProviderTrait.objects.filter(trait__name=name)
+                       .values("provider__root_id")})
+    for uuid in sorted(source.aggregates):
+        wanted &= Q(**{f"{root}__in": ProviderAggregate.objects.filter(aggregate__uuid=uuid)
+                       .values("provider__root_id")})
+    return wanted
