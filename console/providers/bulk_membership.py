@@ -16,13 +16,16 @@ The same three steps and way back as the inventory bulk edit (console.providers.
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from console.door import LIST_PROVIDERS, UPDATE_AGGREGATES, UPDATE_PROVIDER_TRAITS, door
+from console.door import (
+    LIST_PROVIDERS, UPDATE_AGGREGATES, UPDATE_PROVIDER_TRAITS, can_write, door,
+)
 from console.links import row_url
 from console.providers import membership_forms as forms
 from console.providers.bulk import _names
@@ -42,10 +45,17 @@ def _apply_rule(request):
     return UPDATE_PROVIDER_TRAITS if forms.writes_traits(request.POST) else UPDATE_AGGREGATES
 
 
-def _revert_rule(request, request_id):
+def _batch_rules(request_id):
+    """The write rules reverting the batch needs: one per kind of entry in it (a batch
+    of this page has one kind)."""
     actions = set(membership_bulk.membership_batch_entries(request_id)
                   .values_list("action", flat=True))
-    return UPDATE_PROVIDER_TRAITS if membership_bulk.TRAITS in actions else UPDATE_AGGREGATES
+    return ([UPDATE_PROVIDER_TRAITS] if membership_bulk.TRAITS in actions else []) + (
+        [UPDATE_AGGREGATES] if membership_bulk.AGGREGATES in actions else [])
+
+
+def _revert_rule(request, request_id):
+    return (_batch_rules(request_id) or [UPDATE_AGGREGATES])[0]
 
 
 def _render_list(request, form, change_form=None, ticked=(), status=200):
@@ -148,6 +158,9 @@ def bulk_membership_batch(request, request_id):
 @require_POST
 def bulk_membership_batch_revert(request, request_id):
     """Revert a batch, provider by provider (a provider changed since is left alone)."""
+    if not all(can_write(request, rule) for rule in _batch_rules(request_id)):
+        # a batch of both kinds (not one this page writes) needs both rules
+        raise PermissionDenied("Policy does not allow reverting both traits and aggregates.")
     outcomes = membership_bulk.membership_batch_revert(request_id=request_id)
     done = [o for o in outcomes if o.status == APPLIED]
     if not outcomes:

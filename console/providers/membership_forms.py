@@ -187,4 +187,4 @@ class MembershipApplyForm(MembershipChangeForm):
 
 def writes_traits(post):
     """Whether a posted change is to traits (else to aggregates): the door's rule."""
-    return bool((post.get("add_traits") or "").strip() or (post.get("remove_traits") or "").strip())
+    return bool(_words(post.get("add_traits")) or _words(post.get("remove_traits")))

@@ -216,3 +216,29 @@ def test_a_reader_may_list_but_not_apply(client, sample, reader_client):
                                    "target": [f"{sample['cn1'].uuid}:0"]})
     assert response.status_code == 403
     assert traits(sample["cn1"]) == ["HW_CPU_X86_AVX2"]
+
+
+@pytest.fixture
+def traits_only_client(db):
+    """A staff account that may change providers' traits, not their aggregates."""
+    from django.contrib.auth.models import Permission
+    user = get_user_model().objects.create_user("tom", password="pw", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="change_providertrait"))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_door_asks_the_rule_of_what_is_written(traits_only_client, sample):
+    cn1 = sample["cn1"]
+    target = f"{cn1.uuid}:{generation(cn1)}"
+    # an add box with nothing in it but separators is no trait change: the aggregates'
+    # rule, which this operator lacks
+    response = traits_only_client.post(reverse("ui:bulk-membership-apply"), {
+        "add_traits": " , ", "join_aggregates": AGG2, "target": [target]})
+    assert response.status_code == 403
+    assert aggregates(cn1) == [AGG]
+    response = traits_only_client.post(reverse("ui:bulk-membership-apply"), {
+        "add_traits": "HW_CPU_X86_SSE42", "target": [target]})
+    assert response.status_code == 302
+    assert traits(cn1) == ["HW_CPU_X86_AVX2", "HW_CPU_X86_SSE42"]
