@@ -147,8 +147,3 @@ def allowed_by_policy(identity, rule, *, write):
     except oslo.InvalidScope:   # a system- or domain-scoped token: as the API refuses it
         return False
 
-
-def can_write(request, rule):
-    """For templates: may this operator perform the write `rule`? (Showing a form the
-    door would refuse only invites a 403.)"""
-    return request.user.is_authenticated and allows(request, rule, write=True)

@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from console.door import (
-    LIST_PROVIDERS, UPDATE_AGGREGATES, UPDATE_PROVIDER_TRAITS, can_write, door,
+    LIST_PROVIDERS, UPDATE_AGGREGATES, UPDATE_PROVIDER_TRAITS, allows, door,
 )
 from console.links import row_url
 from console.providers import membership_forms as forms
@@ -158,7 +158,7 @@ def bulk_membership_batch(request, request_id):
 @require_POST
 def bulk_membership_batch_revert(request, request_id):
     """Revert a batch, provider by provider (a provider changed since is left alone)."""
-    if not all(can_write(request, rule) for rule in _batch_rules(request_id)):
+    if not all(allows(request, rule, write=True) for rule in _batch_rules(request_id)):
         # a batch of both kinds (not one this page writes) needs both rules
         raise PermissionDenied("Policy does not allow reverting both traits and aggregates.")
     outcomes = membership_bulk.membership_batch_revert(request_id=request_id)

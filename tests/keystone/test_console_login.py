@@ -130,3 +130,53 @@ def test_a_policy_override_works_in_the_console(keystone, make_placement, tmp_pa
                                     "ORDER BY id DESC LIMIT 1").fetchone()
     assert actor == "ui:keystone:rita@Default"
     assert project == keystone.project_ids[PROJECT]
+
+
+def test_every_console_url_for_each_persona(keystone, make_placement):
+    """The role matrix against a real Keystone: every console URL, GET and POST, for the
+    reader, member and administrator personas; what a refusal refuses writes nothing."""
+    from console import urls as console_urls
+    from django.urls import URLPattern
+
+    server = make_placement()
+    rp = provider(keystone, server)
+    token = keystone.token("alice", ("project", PROJECT))
+    consumer = str(uuid.uuid4())
+    status, _, _ = server.request("PUT", f"/allocations/{consumer}", token, {
+        "allocations": {rp: {"resources": {"VCPU": 1}}}, "consumer_generation": None,
+        "project_id": keystone.project_ids[PROJECT], "user_id": "someone",
+        "consumer_type": "INSTANCE"})
+    assert status == 204
+    database = urlparse(server.conf.read_text().split("connection = ")[1].split()[0]).path
+
+    def records():
+        with sqlite3.connect(database) as db:
+            return db.execute("SELECT COUNT(*), MAX(id) FROM change_records").fetchone()
+
+    record_id = records()[1]
+    routes = [(p.name, p.callback.console_need, str(p.pattern))
+              for p in console_urls.urlpatterns if isinstance(p, URLPattern)]
+
+    def url(route):
+        path = (route.replace("<str:uuid>", consumer if route.startswith("consumers/") else rp)
+                .replace("<str:name>", "CUSTOM_DOOR").replace("<int:record_id>", str(record_id))
+                .replace("<str:request_id>", "req-none"))
+        return f"{server.url}/ui/{path}"
+
+    for user, writes in (("rita", False), ("mike", False), ("alice", True)):
+        session = password_login(server, user)
+        for name, need, route in routes:
+            answer = session.get(url(route), allow_redirects=False, timeout=60)
+            assert answer.status_code not in (401, 403, 500), (user, "GET", route)
+            assert "/admin/login/" not in answer.headers.get("Location", ""), (user, route)
+            if need.write is None or need.post_reads:
+                continue
+            before = records()
+            answer = session.post(url(route), data={
+                "csrfmiddlewaretoken": session.cookies.get("csrftoken")},
+                headers={"Referer": url(route)}, allow_redirects=False, timeout=60)
+            if writes:
+                assert answer.status_code not in (401, 403, 500), (user, "POST", route)
+            else:
+                assert answer.status_code == 403, (user, "POST", route, answer.status_code)
+                assert records() == before, (user, route)
