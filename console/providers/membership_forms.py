@@ -179,7 +179,10 @@ class MembershipApplyForm(MembershipChangeForm):
     target = ListField(required=False)
 
     def clean_target(self):
-        targets = _targets(self.cleaned_data["target"])
+        # the preview posts them in one field, space-separated (3,000 providers are
+        # then some 120 KiB of page, not 255)
+        targets = _targets([item for value in self.cleaned_data["target"]
+                            for item in value.split()])
         if not targets:
             raise forms.ValidationError("Nothing to apply.")
         return targets

@@ -242,3 +242,17 @@ def test_the_door_asks_the_rule_of_what_is_written(traits_only_client, sample):
         "add_traits": "HW_CPU_X86_SSE42", "target": [target]})
     assert response.status_code == 302
     assert traits(cn1) == ["HW_CPU_X86_AVX2", "HW_CPU_X86_SSE42"]
+
+
+def test_the_preview_posts_its_targets_in_one_field(client, sample):
+    import re
+    cn1, cn2 = sample["cn1"], sample["cn2"]
+    response = preview(client, [cn1, cn2], add_traits="HW_CPU_X86_SSE42")
+    body = text(response)
+    assert body.count('name="target"') == 1
+    value = re.search(r'name="target" value="([^"]*)"', body).group(1)
+    assert value.split() == [row.target for row in response.context["changed"]]
+    client.post(reverse("ui:bulk-membership-apply"),
+                {"add_traits": "HW_CPU_X86_SSE42", "target": value})
+    assert traits(cn1) == ["HW_CPU_X86_AVX2", "HW_CPU_X86_SSE42"]
+    assert traits(cn2) == ["HW_CPU_X86_SSE42"]
