@@ -57,18 +57,21 @@ def consumer_move_tree_page(request, uuid):
     amounts = {}
     for h in held:
         amounts[h.resource_class] = max(amounts.get(h.resource_class, 0), h.amount)
-    source_tree = workload.tree_memberships([source.id])[source.id]
+    same = form.cleaned_data["same"]
+    # the source tree's traits and aggregates: read first only when they filter
+    source_tree = workload.tree_memberships([source.id])[source.id] if same else None
     hosts = tree_moves.target_hosts(
         classes=classes, exclude_root_id=source.id, query=form.cleaned_data["q"].strip(),
         amounts=amounts,
         narrow=workload.has_everything_q(source_tree, root="id")
-        if form.cleaned_data["same"] else None)
+        if same else None)
     page = Paginator(hosts, HOSTS_PER_PAGE).get_page(request.GET.get("page"))
     roots = list(page.object_list)
     trees = tree_moves.tree_inventories(root_ids=[r.id for r in roots] + [source.id],
                                         classes=classes)
     source_generations = _generations(trees.get(source.id, []), held)
-    memberships = workload.tree_memberships([r.id for r in roots])
+    memberships = workload.tree_memberships([source.id, *(r.id for r in roots)])
+    source_tree = memberships[source.id]
     rows = []
     for root in roots:
         plan = tree_moves.plan_tree_move(held, trees.get(root.id, []))

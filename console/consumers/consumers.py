@@ -151,7 +151,8 @@ def consumer_move_target(request, uuid):
                                 f"{_named(given)}{_held_there(held, given)}.")
         return redirect("ui:consumer", uuid=uuid)
     source_root = allocation.provider.root_id
-    source = workload.tree_memberships([source_root])[source_root]
+    # the source tree's traits and aggregates: read first only when they filter
+    source = workload.tree_memberships([source_root])[source_root] if data["same"] else None
     narrow = (workload.has_everything_q(source, root="provider__root_id")
               if data["same"] else None)
     choice = move_choice(allocation=allocation, held=held, query=data["q"],
@@ -159,7 +160,8 @@ def consumer_move_target(request, uuid):
                          narrow=narrow)
     kept = [(k, v) for k, v in request.GET.items() if k != "page" and v]
     name_roots([*choice.page.object_list, *choice.refused])
-    trees = workload.tree_memberships({t.root_id for t in choice.page.object_list})
+    trees = workload.tree_memberships({source_root, *(t.root_id for t in choice.page.object_list)})
+    source = trees[source_root]
     for target in choice.page.object_list:
         target.difference = workload.difference(source, trees[target.root_id])
     return render(request, "ui/consumer_move.html", {

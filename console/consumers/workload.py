@@ -5,11 +5,11 @@ A tree's traits and aggregates are those of any of its providers (the host's
 HW_CPU_X86_AVX2, its NUMA nodes' HW_NUMA_ROOT, the host's aggregates, which are its
 availability zone in nova). Moving allocations changes neither the target's nor what
 the instance was scheduled for: a target without a trait or aggregate the source has
-may break what the flavor or image asked for. Two queries for any number of trees.
+may break what the flavor or image asked for. One query for any number of trees.
 """
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import CharField, Q, Value
 
 from providers.models import ProviderAggregate, ProviderTrait
 
@@ -49,14 +49,19 @@ class Difference:
 
 
 def tree_memberships(root_ids):
-    """{root id: Membership} of the trees `root_ids`; two queries."""
+    """{root id: Membership} of the trees `root_ids`; one query (a UNION of the trees'
+    traits and aggregates)."""
     trees = {root_id: Membership() for root_id in root_ids}
-    for root_id, name in (ProviderTrait.objects.filter(provider__root_id__in=list(trees))
-                          .values_list("provider__root_id", "trait__name").distinct()):
-        trees[root_id].traits.add(name)
-    for root_id, uuid in (ProviderAggregate.objects.filter(provider__root_id__in=list(trees))
-                          .values_list("provider__root_id", "aggregate__uuid").distinct()):
-        trees[root_id].aggregates.add(uuid)
+    if not trees:
+        return trees
+    traits = (ProviderTrait.objects.filter(provider__root_id__in=list(trees))
+              .annotate(kind=Value("t", output_field=CharField()))
+              .values_list("provider__root_id", "trait__name", "kind"))
+    aggregates = (ProviderAggregate.objects.filter(provider__root_id__in=list(trees))
+                  .annotate(kind=Value("a", output_field=CharField()))
+                  .values_list("provider__root_id", "aggregate__uuid", "kind"))
+    for root_id, value, kind in traits.union(aggregates):   # UNION: duplicates go
+        (trees[root_id].traits if kind == "t" else trees[root_id].aggregates).add(value)
     return trees
 
 

@@ -79,7 +79,8 @@ def test_move_picker_at_scale(client, cloud, django_assert_max_num_queries):
     allocate(vm, cloud.sharing[0], DISK_GB=500)
     url = reverse("ui:consumer-move-target", args=[vm.uuid])
     params = {"provider": host.uuid, "resource_class": "MEMORY_MB"}
-    with django_assert_max_num_queries(7) as captured:
+    # 8: the page's trees' traits and aggregates against the source's are one more (issue 52)
+    with django_assert_max_num_queries(8) as captured:
         response = client.get(url, params)
     # the database counts, orders and pages: no query reads every inventory of the class
     assert all("LIMIT" in q["sql"] or q["sql"].startswith("SELECT COUNT(")
@@ -100,7 +101,7 @@ def test_move_picker_at_scale(client, cloud, django_assert_max_num_queries):
     last = client.get(url, {**params, "page": page.paginator.num_pages}).context["page"]
     assert not any(t.related for t in last.object_list)   # hosts beyond the disk's reach
 
-    with django_assert_max_num_queries(8):   # and the matching ones without room
+    with django_assert_max_num_queries(9):   # and the matching ones without room
         searched = client.get(url, {**params, "q": host_name(5)[:8]})   # "cmp-0005"
     assert [t.name for t in searched.context["page"]] == []
     (refused,) = searched.context["refused"]
