@@ -43,6 +43,8 @@ def test_move_a_whole_instance_then_revert_it(ui, vm):
     screenshot(ui, "consumer-whole-host-moved")
     # one click in the change log puts it back
     ui.locator("#change-log tbody tr").first.get_by_role("button", name="Revert").click()
+    # it frees compute-2's allocations: the revert asks first (issue 52 row 2)
+    ui.get_by_role("button", name="Revert and free it").click()
     ui.wait_for_selector(".messages")
     assert "Reverted change" in ui.locator(".messages").inner_text()
     assert holdings(vm) == [("compute-1", "MEMORY_MB", 4096), ("compute-1-numa0", "VCPU", 4)]
