@@ -37,14 +37,13 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
-from django.db.models import Q, Sum
 from django.utils import timezone
 
 from allocations import exceptions, rules
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from foundation import db_retry
 from foundation.ops import events
-from providers.models import Inventory, ResourceClass, ResourceProvider
+from providers.models import ResourceProvider
 from providers.services import change_log
 
 LOG = logging.getLogger(__name__)
@@ -160,10 +159,14 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
     Returns a WritePlan for allocations_apply() in the same transaction.
     """
     uuids = [c.consumer_uuid for c in consumers]
-    existing = {
-        row["uuid"]: row
-        for row in Consumer.objects.filter(uuid__in=uuids).values("id", "uuid", "generation")
-    }
+    provider_uuids = list(dict.fromkeys(
+        [rp_uuid for wanted in consumers for rp_uuid in wanted.allocations]
+        + list(provider_generations or ())))
+    class_names = list(dict.fromkeys(
+        name for wanted in consumers for resources in wanted.allocations.values()
+        for name in resources))
+    existing, providers, class_ids = _names_to_ids(uuids, provider_uuids, class_names)
+
     for wanted in consumers:
         if wanted.generation is UNCHECKED:
             continue
@@ -171,20 +174,9 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
         current_generation = current["generation"] if current else None
         if current_generation != wanted.generation:
             raise exceptions.ConsumerGenerationConflict(current_generation, wanted.generation)
-
-    provider_uuids = list(dict.fromkeys(
-        [rp_uuid for wanted in consumers for rp_uuid in wanted.allocations]
-        + list(provider_generations or ())))
-    providers = dict(ResourceProvider.objects.filter(uuid__in=provider_uuids)
-                     .values_list("uuid", "id"))
     for rp_uuid in provider_uuids:
         if rp_uuid not in providers:
             raise exceptions.ProviderDoesNotExist(rp_uuid)
-
-    class_names = list(dict.fromkeys(
-        name for wanted in consumers for resources in wanted.allocations.values()
-        for name in resources))
-    class_ids = dict(ResourceClass.objects.filter(name__in=class_names).values_list("name", "id"))
     for name in class_names:
         if name not in class_ids:
             raise on_unknown_class(name)
@@ -235,27 +227,8 @@ def allocations_apply(plan):
     consumer_ids = _write_consumers(plan, now)
 
     class_ids = sorted({r.resource_class_id for r in records})
-    limits = {
-        (row["provider_id"], row["resource_class_id"]): rules.InventoryLimits(
-            row["total"], row["reserved"], row["min_unit"], row["max_unit"],
-            row["step_size"], row["allocation_ratio"])
-        for row in Inventory.objects.filter(provider_id__in=touched,
-                                            resource_class_id__in=class_ids)
-        .values("provider_id", "resource_class_id", "total", "reserved", "min_unit",
-                "max_unit", "step_size", "allocation_ratio")
-    }
     existing_ids = [row["id"] for row in plan.existing.values()]
-    current_usage, own_usage = {}, {}
-    usage_rows = (Allocation.objects
-                  .filter(provider_id__in=touched, resource_class_id__in=class_ids)
-                  .values("provider_id", "resource_class_id")
-                  .annotate(total=Sum("used"),
-                            own=Sum("used", filter=Q(consumer_id__in=existing_ids)))
-                  .order_by())
-    for row in usage_rows:
-        key = (row["provider_id"], row["resource_class_id"])
-        current_usage[key] = row["total"] or 0
-        own_usage[key] = row["own"] or 0
+    limits, current_usage, own_usage = _inventories_and_usage(touched, class_ids, existing_ids)
     try:
         rules.check_write_set(records, limits, current_usage, own_usage)
     except exceptions.CapacityExceeded as refused:
@@ -310,6 +283,72 @@ def allocations_delete(*, consumer_uuid):
 
 
 # --- internals ------------------------------------------------------------------
+
+
+# The touched inventories with their usage (all of it, and the writing consumers' own),
+# read in one statement once the providers are locked: each sum is an index range of
+# alloc_rp_rc_idx (provider, class, used).
+INVENTORY_USAGE_SQL = (
+    "SELECT i.provider_id, i.resource_class_id, i.total, i.reserved, i.min_unit, "
+    "i.max_unit, i.step_size, i.allocation_ratio, "
+    "(SELECT SUM(a.used) FROM allocations a WHERE a.provider_id = i.provider_id "
+    "AND a.resource_class_id = i.resource_class_id), {own} "
+    "FROM inventories i WHERE i.provider_id IN ({providers}) "
+    "AND i.resource_class_id IN ({classes})")
+OWN_USAGE_SQL = (
+    "(SELECT SUM(a.used) FROM allocations a WHERE a.provider_id = i.provider_id "
+    "AND a.resource_class_id = i.resource_class_id AND a.consumer_id IN ({consumers}))")
+
+
+def _inventories_and_usage(provider_ids, class_ids, consumer_ids):
+    """({(provider id, class id): InventoryLimits}, {key: used}, {key: used by
+    consumer_ids}) of the inventories of those providers and classes."""
+    limits, current_usage, own_usage = {}, {}, {}
+    if not provider_ids or not class_ids:
+        return limits, current_usage, own_usage
+    own = (OWN_USAGE_SQL.format(consumers=", ".join(["%s"] * len(consumer_ids)))
+           if consumer_ids else "NULL")
+    sql = INVENTORY_USAGE_SQL.format(own=own,
+                                     providers=", ".join(["%s"] * len(provider_ids)),
+                                     classes=", ".join(["%s"] * len(class_ids)))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(consumer_ids) + list(provider_ids) + list(class_ids))
+        rows = cursor.fetchall()
+    for (provider_id, class_id, total, reserved, min_unit, max_unit, step_size, ratio,
+         used, own_used) in rows:
+        key = (provider_id, class_id)
+        limits[key] = rules.InventoryLimits(total, reserved, min_unit, max_unit,
+                                            step_size, ratio)
+        current_usage[key] = int(used or 0)
+        own_usage[key] = int(own_used or 0)
+    return limits, current_usage, own_usage
+
+
+# The three look-ups of an allocation write in one round trip: the consumers (id and
+# generation), the providers (id) and the resource classes (id) it names.
+_NAMES_TO_IDS = {
+    0: "SELECT 0, uuid, id, generation FROM consumers WHERE uuid IN ({marks})",
+    1: "SELECT 1, uuid, id, 0 FROM resource_providers WHERE uuid IN ({marks})",
+    2: "SELECT 2, name, id, 0 FROM resource_classes WHERE name IN ({marks})",
+}
+
+
+def _names_to_ids(consumer_uuids, provider_uuids, class_names):
+    """({consumer uuid: {"id", "uuid", "generation"}}, {provider uuid: id},
+    {class name: id}) of those that exist, read in one statement."""
+    parts, params = [], []
+    for kind, names in enumerate((consumer_uuids, provider_uuids, class_names)):
+        if names:
+            parts.append(_NAMES_TO_IDS[kind].format(marks=", ".join(["%s"] * len(names))))
+            params += names
+    found = ({}, {}, {})
+    if parts:
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(parts), params)
+            for kind, name, row_id, generation in cursor.fetchall():
+                found[kind][name] = ({"id": row_id, "uuid": name, "generation": generation}
+                                     if kind == 0 else row_id)
+    return found
 
 
 def _bump_provider_generations(provider_ids, now, expected=None):
@@ -438,19 +477,39 @@ def _allocation_changes(plan, old_generations, held):
     return changes
 
 
-def _ensure_named(model, column, values):
-    """{value: id} for rows of projects/users/consumer_types, creating missing ones."""
-    values = sorted(set(values))
-    if not values:
-        return {}
-    found = dict(model.objects.filter(**{f"{column}__in": values}).values_list(column, "id"))
-    missing = [v for v in values if v not in found]
-    if missing:
-        # ON CONFLICT DO NOTHING: a concurrent creator of the same name is fine.
-        model.objects.bulk_create([model(**{column: v}) for v in missing],
-                                  ignore_conflicts=True)
-        found.update(model.objects.filter(**{f"{column}__in": missing})
-                     .values_list(column, "id"))
+# projects, users and consumer types: (model, column of the name, its look-up)
+_NAMED = (
+    (Project, "external_id", "SELECT 0, external_id, id FROM projects WHERE external_id IN"),
+    (User, "external_id", "SELECT 1, external_id, id FROM users WHERE external_id IN"),
+    (ConsumerType, "name", "SELECT 2, name, id FROM consumer_types WHERE name IN"),
+)
+
+
+def _ensure_named(wanted):
+    """[{name: id}] of projects, users and consumer types, for the names `wanted`
+    holds of each (three lists, in _NAMED's order), creating the missing rows. The
+    names that exist (every one, but for a new project, user or type) are read in one
+    statement."""
+    wanted = [sorted(set(values)) for values in wanted]
+    parts, params = [], []
+    for (_, _, select), values in zip(_NAMED, wanted):
+        if values:
+            parts.append(f"{select} ({', '.join(['%s'] * len(values))})")
+            params += values
+    found = [{}, {}, {}]
+    if parts:
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(parts), params)
+            for kind, name, row_id in cursor.fetchall():
+                found[kind][name] = row_id
+    for (model, column, _), values, ids in zip(_NAMED, wanted, found):
+        missing = [v for v in values if v not in ids]
+        if missing:
+            # ON CONFLICT DO NOTHING: a concurrent creator of the same name is fine.
+            model.objects.bulk_create([model(**{column: v}) for v in missing],
+                                      ignore_conflicts=True)
+            ids.update(model.objects.filter(**{f"{column}__in": missing})
+                       .values_list(column, "id"))
     return found
 
 
@@ -463,10 +522,9 @@ def _write_consumers(plan, now):
     # A consumer that does not exist and gets no allocations is left alone:
     # a consumer exists iff it has allocations.
     wanted = [c for c in wanted if c.allocations or c.consumer_uuid in plan.existing]
-    projects = _ensure_named(Project, "external_id", [c.project_id for c in wanted])
-    users = _ensure_named(User, "external_id", [c.user_id for c in wanted])
-    types = _ensure_named(ConsumerType, "name",
-                          [c.consumer_type for c in wanted if c.consumer_type is not None])
+    projects, users, types = _ensure_named((
+        [c.project_id for c in wanted], [c.user_id for c in wanted],
+        [c.consumer_type for c in wanted if c.consumer_type is not None]))
     ids = {}
     for consumer in wanted:
         current = plan.existing.get(consumer.consumer_uuid)
@@ -475,10 +533,11 @@ def _write_consumers(plan, now):
         if consumer.consumer_type is not None:
             values["consumer_type_id"] = types[consumer.consumer_type]
         if current is None:
+            # No savepoint: a concurrent creator of the same consumer is a conflict,
+            # and the caller rolls the whole transaction back (and may start over).
             try:
-                with transaction.atomic():
-                    created = Consumer.objects.create(
-                        uuid=consumer.consumer_uuid, generation=1, created_at=now, **values)
+                created = Consumer.objects.create(
+                    uuid=consumer.consumer_uuid, generation=1, created_at=now, **values)
             except IntegrityError:
                 raise exceptions.AllocationWriteConflict(
                     f"consumer {consumer.consumer_uuid} was created concurrently")
