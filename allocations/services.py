@@ -78,6 +78,8 @@ class WritePlan:
     existing: dict  # consumer uuid -> {"id", "generation"}
     records: list  # rules.WriteRecord in request order
     resource_class_ids: dict = field(default_factory=dict)
+    # [{project: id}, {user: id}, {consumer type: id}] of the names that existed
+    named: list = field(default_factory=lambda: [{}, {}, {}])
     # provider id -> (uuid, generation the caller saw); see allocations_replace()
     provider_generations: dict = field(default_factory=dict)
 
@@ -165,7 +167,10 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
     class_names = list(dict.fromkeys(
         name for wanted in consumers for resources in wanted.allocations.values()
         for name in resources))
-    existing, providers, class_ids = _names_to_ids(uuids, provider_uuids, class_names)
+    existing, providers, class_ids, *named = _names_to_ids(
+        uuids, provider_uuids, class_names,
+        sorted({c.project_id for c in consumers}), sorted({c.user_id for c in consumers}),
+        sorted({c.consumer_type for c in consumers if c.consumer_type is not None}))
 
     for wanted in consumers:
         if wanted.generation is UNCHECKED:
@@ -206,7 +211,7 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
                     wanted.consumer_uuid, row["provider_id"], row["provider__uuid"],
                     row["resource_class_id"], row["resource_class__name"], 0))
     return WritePlan(consumers=list(consumers), existing=existing, records=records,
-                     resource_class_ids=class_ids,
+                     resource_class_ids=class_ids, named=named,
                      provider_generations={providers[rp_uuid]: (rp_uuid, generation)
                                            for rp_uuid, generation
                                            in (provider_generations or {}).items()})
@@ -324,24 +329,29 @@ def _inventories_and_usage(provider_ids, class_ids, consumer_ids):
     return limits, current_usage, own_usage
 
 
-# The three look-ups of an allocation write in one round trip: the consumers (id and
-# generation), the providers (id) and the resource classes (id) it names.
-_NAMES_TO_IDS = {
-    0: "SELECT 0, uuid, id, generation FROM consumers WHERE uuid IN ({marks})",
-    1: "SELECT 1, uuid, id, 0 FROM resource_providers WHERE uuid IN ({marks})",
-    2: "SELECT 2, name, id, 0 FROM resource_classes WHERE name IN ({marks})",
-}
+# The look-ups of an allocation write in one round trip: the consumers (id and
+# generation), the providers, resource classes, projects, users and consumer types (id)
+# it names. (Projects, users and types are never deleted: their ids hold once read.)
+_LOOKUPS = (
+    "SELECT 0, uuid, id, generation FROM consumers WHERE uuid IN ({marks})",
+    "SELECT 1, uuid, id, 0 FROM resource_providers WHERE uuid IN ({marks})",
+    "SELECT 2, name, id, 0 FROM resource_classes WHERE name IN ({marks})",
+    "SELECT 3, external_id, id, 0 FROM projects WHERE external_id IN ({marks})",
+    "SELECT 4, external_id, id, 0 FROM users WHERE external_id IN ({marks})",
+    "SELECT 5, name, id, 0 FROM consumer_types WHERE name IN ({marks})",
+)
 
 
-def _names_to_ids(consumer_uuids, provider_uuids, class_names):
-    """({consumer uuid: {"id", "uuid", "generation"}}, {provider uuid: id},
-    {class name: id}) of those that exist, read in one statement."""
+def _names_to_ids(*wanted):
+    """For the six lists of names of _LOOKUPS, in its order: {name: id} of those that
+    exist ({uuid: {"id", "uuid", "generation"}} for the consumers), read in one
+    statement."""
     parts, params = [], []
-    for kind, names in enumerate((consumer_uuids, provider_uuids, class_names)):
+    for select, names in zip(_LOOKUPS, wanted):
         if names:
-            parts.append(_NAMES_TO_IDS[kind].format(marks=", ".join(["%s"] * len(names))))
+            parts.append(select.format(marks=", ".join(["%s"] * len(names))))
             params += names
-    found = ({}, {}, {})
+    found = tuple({} for _ in _LOOKUPS)
     if parts:
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(parts), params)
@@ -349,7 +359,6 @@ def _names_to_ids(consumer_uuids, provider_uuids, class_names):
                 found[kind][name] = ({"id": row_id, "uuid": name, "generation": generation}
                                      if kind == 0 else row_id)
     return found
-
 
 def _bump_provider_generations(provider_ids, now, expected=None):
     """Lock the providers in id order and compare-and-swap their generation +1.
@@ -477,33 +486,17 @@ def _allocation_changes(plan, old_generations, held):
     return changes
 
 
-# projects, users and consumer types: (model, column of the name, its look-up)
-_NAMED = (
-    (Project, "external_id", "SELECT 0, external_id, id FROM projects WHERE external_id IN"),
-    (User, "external_id", "SELECT 1, external_id, id FROM users WHERE external_id IN"),
-    (ConsumerType, "name", "SELECT 2, name, id FROM consumer_types WHERE name IN"),
-)
+# projects, users and consumer types: (model, column of the name)
+_NAMED = ((Project, "external_id"), (User, "external_id"), (ConsumerType, "name"))
 
 
-def _ensure_named(wanted):
-    """[{name: id}] of projects, users and consumer types, for the names `wanted`
-    holds of each (three lists, in _NAMED's order), creating the missing rows. The
-    names that exist (every one, but for a new project, user or type) are read in one
-    statement."""
-    wanted = [sorted(set(values)) for values in wanted]
-    parts, params = [], []
-    for (_, _, select), values in zip(_NAMED, wanted):
-        if values:
-            parts.append(f"{select} ({', '.join(['%s'] * len(values))})")
-            params += values
-    found = [{}, {}, {}]
-    if parts:
-        with connection.cursor() as cursor:
-            cursor.execute(" UNION ALL ".join(parts), params)
-            for kind, name, row_id in cursor.fetchall():
-                found[kind][name] = row_id
-    for (model, column, _), values, ids in zip(_NAMED, wanted, found):
-        missing = [v for v in values if v not in ids]
+def _ensure_named(wanted, found):
+    """[{name: id}] of projects, users and consumer types for the names `wanted` holds
+    of each (three lists, in _NAMED's order): `found` (what allocations_prepare read)
+    and the rows created for the names missing from it."""
+    found = [dict(ids) for ids in found]
+    for (model, column), values, ids in zip(_NAMED, wanted, found):
+        missing = sorted({v for v in values if v not in ids})
         if missing:
             # ON CONFLICT DO NOTHING: a concurrent creator of the same name is fine.
             model.objects.bulk_create([model(**{column: v}) for v in missing],
@@ -524,7 +517,7 @@ def _write_consumers(plan, now):
     wanted = [c for c in wanted if c.allocations or c.consumer_uuid in plan.existing]
     projects, users, types = _ensure_named((
         [c.project_id for c in wanted], [c.user_id for c in wanted],
-        [c.consumer_type for c in wanted if c.consumer_type is not None]))
+        [c.consumer_type for c in wanted if c.consumer_type is not None]), plan.named)
     ids = {}
     for consumer in wanted:
         current = plan.existing.get(consumer.consumer_uuid)
