@@ -19,12 +19,13 @@ transaction: one INSERT, with what the write read and wrote anyway.
 
 Concurrency (PostgreSQL, several server processes): no table locks. Inside
 the transaction every touched provider row is locked in ascending id order
-(SELECT ... ORDER BY id FOR UPDATE) and its generation bumped with a
-compare-and-swap UPDATE; then projects/users/types, then the consumer rows
-(compare-and-swap on their generation, ascending uuid order). Only after
-those row locks are held are inventories and usages read (READ COMMITTED
-gives each statement a fresh snapshot), so the capacity check sees every
-committed competing write. Any detected conflict raises
+(SELECT ... ORDER BY id FOR UPDATE). Only once those row locks are held are
+inventories and usages read (READ COMMITTED gives each statement a fresh
+snapshot), so the capacity check sees every committed competing write; it runs
+before anything is written, so a refused claim costs little. Then the
+providers' generations are bumped with a compare-and-swap UPDATE, then
+projects/users/types are created if new, then the consumer rows are written
+(compare-and-swap on their generation, ascending uuid order). Any detected conflict raises
 AllocationWriteConflict; allocations_replace() then starts over in a fresh
 transaction with fresh reads. The fixed lock order (providers -> projects ->
 users -> consumer types -> consumers -> allocation rows) avoids deadlocks.
@@ -227,10 +228,10 @@ def allocations_apply(plan):
     now = timezone.now()
     records = plan.records
     touched = sorted({r.provider_id for r in records})
-    old_generations = _bump_provider_generations(touched, now, plan.provider_generations)
+    generations = _lock_providers(touched, plan.provider_generations)
 
-    consumer_ids = _write_consumers(plan, now)
-
+    # Checked as soon as the providers are locked, before anything is written: a claim
+    # refused for capacity (a scheduler's lost race) costs three statements, not six.
     class_ids = sorted({r.resource_class_id for r in records})
     existing_ids = [row["id"] for row in plan.existing.values()]
     limits, current_usage, own_usage = _inventories_and_usage(touched, class_ids, existing_ids)
@@ -240,6 +241,9 @@ def allocations_apply(plan):
         events.capacity_refused(  # counted and logged for operators
             refused.consumer_uuid, refused.provider_uuid, refused.resource_class)
         raise
+
+    old_generations = _bump_provider_generations(touched, generations, now)
+    consumer_ids = _write_consumers(plan, now)
 
     held = _delete_allocations(existing_ids)
     Allocation.objects.bulk_create([
@@ -360,13 +364,12 @@ def _names_to_ids(*wanted):
                                      if kind == 0 else row_id)
     return found
 
-def _bump_provider_generations(provider_ids, now, expected=None):
-    """Lock the providers in id order and compare-and-swap their generation +1.
+def _lock_providers(provider_ids, expected=None):
+    """Lock the providers in id order; {provider id: generation} of provider_ids.
 
     expected: {provider id: (uuid, generation the caller saw)}; those providers
     are locked too (one ascending pass with the others) and their generations
-    checked, and bumped only if among provider_ids.
-    Returns {provider id: generation before the write} for provider_ids.
+    checked.
     Raises ProviderGenerationMismatch, AllocationWriteConflict.
     """
     expected = expected or {}
@@ -382,7 +385,15 @@ def _bump_provider_generations(provider_ids, now, expected=None):
         if current[provider_id] != generation:
             raise exceptions.ProviderGenerationMismatch(rp_uuid, generation,
                                                         current[provider_id])
-    locked = [(provider_id, current[provider_id]) for provider_id in provider_ids]
+    return {provider_id: current[provider_id] for provider_id in provider_ids}
+
+
+def _bump_provider_generations(provider_ids, generations, now):
+    """Compare-and-swap the locked providers' generation +1 (generations: what
+    _lock_providers read). Returns {provider id: generation before the write}.
+    Raises AllocationWriteConflict.
+    """
+    locked = [(provider_id, generations[provider_id]) for provider_id in provider_ids]
     if not locked:
         return {}
     condition = " OR ".join(["(id = %s AND generation = %s)"] * len(locked))
