@@ -92,7 +92,7 @@ def _driver_kind(driver_exc, operational):
         if "locked" in text or "busy" in text:
             return LOCK_TIMEOUT
         return UNAVAILABLE if "unable to open" in text else None
-    if driver == "pymysql":
+    if driver in ("pymysql", "MySQLdb"):   # PyMySQL or mysqlclient (foundation/mysql/driver.py)
         return _MYSQL_KINDS.get(driver_exc.args[0] if driver_exc.args else None)
     if driver != "psycopg2":
         return None

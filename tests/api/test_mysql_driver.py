@@ -52,3 +52,24 @@ def test_a_setting_outside_the_choices_is_refused():
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "mysql_driver" in done.stderr
+
+
+@pytest.mark.skipif(not driver.mysqlclient_installed(), reason="mysqlclient not installed")
+@pytest.mark.parametrize("code, kind", [(2013, "unavailable"), (1969, "timed out"),
+                                        (1205, "lock timeout"), (1062, None)])
+def test_mysqlclient_errors_are_told_apart_as_pymysql_ones_are(code, kind):
+    """A database failure raised by mysqlclient is answered as the same one raised by
+    PyMySQL (a 503, a 409 ...): foundation/db_faults.py knows both drivers' errors."""
+    import MySQLdb
+    import pymysql
+    from django.db.utils import OperationalError
+
+    from foundation import db_faults
+
+    def wrapped(cause):
+        exc = OperationalError(*cause.args)
+        exc.__cause__ = cause
+        return exc
+
+    assert db_faults.kind(wrapped(MySQLdb.OperationalError(code, "x"))) == kind
+    assert db_faults.kind(wrapped(pymysql.err.OperationalError(code, "x"))) == kind
