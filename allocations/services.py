@@ -40,7 +40,7 @@ from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from allocations import exceptions, rules
+from allocations import exceptions, rules, usage
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from foundation import db_retry
 from foundation.ops import events
@@ -234,7 +234,7 @@ def allocations_apply(plan):
     # refused for capacity (a scheduler's lost race) costs three statements, not six.
     class_ids = sorted({r.resource_class_id for r in records})
     existing_ids = [row["id"] for row in plan.existing.values()]
-    limits, current_usage, own_usage = _inventories_and_usage(touched, class_ids, existing_ids)
+    limits, current_usage, own_usage = usage.write_set_usage(touched, class_ids, existing_ids)
     try:
         rules.check_write_set(records, limits, current_usage, own_usage)
     except exceptions.CapacityExceeded as refused:
@@ -292,45 +292,6 @@ def allocations_delete(*, consumer_uuid):
 
 
 # --- internals ------------------------------------------------------------------
-
-
-# The touched inventories with their usage (all of it, and the writing consumers' own),
-# read in one statement once the providers are locked: each sum is an index range of
-# alloc_rp_rc_idx (provider, class, used).
-INVENTORY_USAGE_SQL = (
-    "SELECT i.provider_id, i.resource_class_id, i.total, i.reserved, i.min_unit, "
-    "i.max_unit, i.step_size, i.allocation_ratio, "
-    "(SELECT SUM(a.used) FROM allocations a WHERE a.provider_id = i.provider_id "
-    "AND a.resource_class_id = i.resource_class_id), {own} "
-    "FROM inventories i WHERE i.provider_id IN ({providers}) "
-    "AND i.resource_class_id IN ({classes})")
-OWN_USAGE_SQL = (
-    "(SELECT SUM(a.used) FROM allocations a WHERE a.provider_id = i.provider_id "
-    "AND a.resource_class_id = i.resource_class_id AND a.consumer_id IN ({consumers}))")
-
-
-def _inventories_and_usage(provider_ids, class_ids, consumer_ids):
-    """({(provider id, class id): InventoryLimits}, {key: used}, {key: used by
-    consumer_ids}) of the inventories of those providers and classes."""
-    limits, current_usage, own_usage = {}, {}, {}
-    if not provider_ids or not class_ids:
-        return limits, current_usage, own_usage
-    own = (OWN_USAGE_SQL.format(consumers=", ".join(["%s"] * len(consumer_ids)))
-           if consumer_ids else "NULL")
-    sql = INVENTORY_USAGE_SQL.format(own=own,
-                                     providers=", ".join(["%s"] * len(provider_ids)),
-                                     classes=", ".join(["%s"] * len(class_ids)))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, list(consumer_ids) + list(provider_ids) + list(class_ids))
-        rows = cursor.fetchall()
-    for (provider_id, class_id, total, reserved, min_unit, max_unit, step_size, ratio,
-         used, own_used) in rows:
-        key = (provider_id, class_id)
-        limits[key] = rules.InventoryLimits(total, reserved, min_unit, max_unit,
-                                            step_size, ratio)
-        current_usage[key] = int(used or 0)
-        own_usage[key] = int(own_used or 0)
-    return limits, current_usage, own_usage
 
 
 # The look-ups of an allocation write in one round trip: the consumers (id and
