@@ -69,6 +69,8 @@ _MYSQL_KINDS = {
         2005,         # unknown server host (name resolution)
         2006, 2013,   # server has gone away, lost connection (also: no answer in time)
         2055,         # lost connection (with a system error)
+        2027,         # malformed packet: the stream is broken (mysqlclient's word for an
+                      # error packet it cannot read where PyMySQL says 2006 or 2013)
         1053,         # server shutdown in progress
         1927,         # connection killed (MariaDB)
         4031,         # disconnected by the server for inactivity (MySQL)

@@ -23,7 +23,8 @@ from django.conf import settings
 
 from foundation.mysql.driver import chosen_driver
 
-if chosen_driver(settings.PLACEMENT_MYSQL_DRIVER) == "pymysql":
+DRIVER = chosen_driver(settings.PLACEMENT_MYSQL_DRIVER)
+if DRIVER == "pymysql":
     import pymysql
     from pymysql import connections, constants, converters, cursors, err, times
     from pymysql.constants import CLIENT, FIELD_TYPE
@@ -99,7 +100,7 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         if round_trip:
             params.setdefault("read_timeout", round_trip)
             params.setdefault("write_timeout", round_trip)
-        return params
+        return driver_params(params)
 
     def init_connection_state(self):
         super().init_connection_state()
@@ -119,7 +120,7 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         params = {**self.get_connection_params(), "read_timeout": left,
                   "write_timeout": left,
                   "connect_timeout": max(1, min(left, params_connect_timeout(self)))}
-        return self.Database.connect(**params)
+        return self.Database.connect(**driver_params(params))
 
     def outcome_on(self, raw, facts, marker):
         """Our old session, when it is still there, may still be committing: it is
@@ -148,6 +149,19 @@ def server_identity(cursor):
     cursor.execute("SHOW GLOBAL STATUS WHERE Variable_name = 'Uptime'")
     uptime = int(cursor.fetchone()[1])
     return variables.get("hostname"), variables.get("port"), round(time.time()) - uptime
+
+
+TIMEOUTS = ("connect_timeout", "read_timeout", "write_timeout")
+
+
+def driver_params(params, driver=None):
+    """The connection parameters as the driver takes them: mysqlclient's timeouts are
+    whole seconds (an int; a float is refused), rounded up, at least 1; PyMySQL's may
+    be fractions."""
+    if (driver or DRIVER) != "mysqlclient":
+        return params
+    return {**params, **{name: max(1, math.ceil(params[name]))
+                         for name in TIMEOUTS if params.get(name) is not None}}
 
 
 def params_connect_timeout(wrapper):

@@ -73,3 +73,17 @@ def test_mysqlclient_errors_are_told_apart_as_pymysql_ones_are(code, kind):
 
     assert db_faults.kind(wrapped(MySQLdb.OperationalError(code, "x"))) == kind
     assert db_faults.kind(wrapped(pymysql.err.OperationalError(code, "x"))) == kind
+
+
+def test_mysqlclient_gets_its_time_limits_in_whole_seconds():
+    """mysqlclient refuses a float timeout (every connection would fail); PyMySQL takes
+    fractions. Rounded up, at least a second: never shorter than configured."""
+    from foundation.mysql.base import driver_params
+
+    params = {"connect_timeout": 2, "read_timeout": 40.0, "write_timeout": 0.25,
+              "charset": "utf8mb4"}
+    assert driver_params(params, "mysqlclient") == {
+        "connect_timeout": 2, "read_timeout": 40, "write_timeout": 1, "charset": "utf8mb4"}
+    assert all(isinstance(value, int) for value in
+               driver_params(params, "mysqlclient").values() if value != "utf8mb4")
+    assert driver_params(params, "pymysql") == params
