@@ -19,12 +19,13 @@ transaction: one INSERT, with what the write read and wrote anyway.
 
 Concurrency (PostgreSQL, several server processes): no table locks. Inside
 the transaction every touched provider row is locked in ascending id order
-(SELECT ... ORDER BY id FOR UPDATE) and its generation bumped with a
-compare-and-swap UPDATE; then projects/users/types, then the consumer rows
-(compare-and-swap on their generation, ascending uuid order). Only after
-those row locks are held are inventories and usages read (READ COMMITTED
-gives each statement a fresh snapshot), so the capacity check sees every
-committed competing write. Any detected conflict raises
+(SELECT ... ORDER BY id FOR UPDATE). Only once those row locks are held are
+inventories and usages read (READ COMMITTED gives each statement a fresh
+snapshot), so the capacity check sees every committed competing write; it runs
+before anything is written, so a refused claim costs little. Then the
+providers' generations are bumped with a compare-and-swap UPDATE, then
+projects/users/types are created if new, then the consumer rows are written
+(compare-and-swap on their generation, ascending uuid order). Any detected conflict raises
 AllocationWriteConflict; allocations_replace() then starts over in a fresh
 transaction with fresh reads. The fixed lock order (providers -> projects ->
 users -> consumer types -> consumers -> allocation rows) avoids deadlocks.
@@ -37,14 +38,13 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
-from django.db.models import Q, Sum
 from django.utils import timezone
 
-from allocations import exceptions, rules
+from allocations import exceptions, rules, usage
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
 from foundation import db_retry
 from foundation.ops import events
-from providers.models import Inventory, ResourceClass, ResourceProvider
+from providers.models import ResourceProvider
 from providers.services import change_log
 
 LOG = logging.getLogger(__name__)
@@ -79,6 +79,8 @@ class WritePlan:
     existing: dict  # consumer uuid -> {"id", "generation"}
     records: list  # rules.WriteRecord in request order
     resource_class_ids: dict = field(default_factory=dict)
+    # [{project: id}, {user: id}, {consumer type: id}] of the names that existed
+    named: list = field(default_factory=lambda: [{}, {}, {}])
     # provider id -> (uuid, generation the caller saw); see allocations_replace()
     provider_generations: dict = field(default_factory=dict)
 
@@ -160,10 +162,17 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
     Returns a WritePlan for allocations_apply() in the same transaction.
     """
     uuids = [c.consumer_uuid for c in consumers]
-    existing = {
-        row["uuid"]: row
-        for row in Consumer.objects.filter(uuid__in=uuids).values("id", "uuid", "generation")
-    }
+    provider_uuids = list(dict.fromkeys(
+        [rp_uuid for wanted in consumers for rp_uuid in wanted.allocations]
+        + list(provider_generations or ())))
+    class_names = list(dict.fromkeys(
+        name for wanted in consumers for resources in wanted.allocations.values()
+        for name in resources))
+    existing, providers, class_ids, *named = _names_to_ids(
+        uuids, provider_uuids, class_names,
+        sorted({c.project_id for c in consumers}), sorted({c.user_id for c in consumers}),
+        sorted({c.consumer_type for c in consumers if c.consumer_type is not None}))
+
     for wanted in consumers:
         if wanted.generation is UNCHECKED:
             continue
@@ -171,20 +180,9 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
         current_generation = current["generation"] if current else None
         if current_generation != wanted.generation:
             raise exceptions.ConsumerGenerationConflict(current_generation, wanted.generation)
-
-    provider_uuids = list(dict.fromkeys(
-        [rp_uuid for wanted in consumers for rp_uuid in wanted.allocations]
-        + list(provider_generations or ())))
-    providers = dict(ResourceProvider.objects.filter(uuid__in=provider_uuids)
-                     .values_list("uuid", "id"))
     for rp_uuid in provider_uuids:
         if rp_uuid not in providers:
             raise exceptions.ProviderDoesNotExist(rp_uuid)
-
-    class_names = list(dict.fromkeys(
-        name for wanted in consumers for resources in wanted.allocations.values()
-        for name in resources))
-    class_ids = dict(ResourceClass.objects.filter(name__in=class_names).values_list("name", "id"))
     for name in class_names:
         if name not in class_ids:
             raise on_unknown_class(name)
@@ -214,7 +212,7 @@ def allocations_prepare(*, consumers, on_unknown_class=post_unknown_class,
                     wanted.consumer_uuid, row["provider_id"], row["provider__uuid"],
                     row["resource_class_id"], row["resource_class__name"], 0))
     return WritePlan(consumers=list(consumers), existing=existing, records=records,
-                     resource_class_ids=class_ids,
+                     resource_class_ids=class_ids, named=named,
                      provider_generations={providers[rp_uuid]: (rp_uuid, generation)
                                            for rp_uuid, generation
                                            in (provider_generations or {}).items()})
@@ -230,38 +228,22 @@ def allocations_apply(plan):
     now = timezone.now()
     records = plan.records
     touched = sorted({r.provider_id for r in records})
-    old_generations = _bump_provider_generations(touched, now, plan.provider_generations)
+    generations = _lock_providers(touched, plan.provider_generations)
 
-    consumer_ids = _write_consumers(plan, now)
-
+    # Checked as soon as the providers are locked, before anything is written: a claim
+    # refused for capacity (a scheduler's lost race) costs three statements, not six.
     class_ids = sorted({r.resource_class_id for r in records})
-    limits = {
-        (row["provider_id"], row["resource_class_id"]): rules.InventoryLimits(
-            row["total"], row["reserved"], row["min_unit"], row["max_unit"],
-            row["step_size"], row["allocation_ratio"])
-        for row in Inventory.objects.filter(provider_id__in=touched,
-                                            resource_class_id__in=class_ids)
-        .values("provider_id", "resource_class_id", "total", "reserved", "min_unit",
-                "max_unit", "step_size", "allocation_ratio")
-    }
     existing_ids = [row["id"] for row in plan.existing.values()]
-    current_usage, own_usage = {}, {}
-    usage_rows = (Allocation.objects
-                  .filter(provider_id__in=touched, resource_class_id__in=class_ids)
-                  .values("provider_id", "resource_class_id")
-                  .annotate(total=Sum("used"),
-                            own=Sum("used", filter=Q(consumer_id__in=existing_ids)))
-                  .order_by())
-    for row in usage_rows:
-        key = (row["provider_id"], row["resource_class_id"])
-        current_usage[key] = row["total"] or 0
-        own_usage[key] = row["own"] or 0
+    limits, current_usage, own_usage = usage.write_set_usage(touched, class_ids, existing_ids)
     try:
         rules.check_write_set(records, limits, current_usage, own_usage)
     except exceptions.CapacityExceeded as refused:
         events.capacity_refused(  # counted and logged for operators
             refused.consumer_uuid, refused.provider_uuid, refused.resource_class)
         raise
+
+    old_generations = _bump_provider_generations(touched, generations, now)
+    consumer_ids = _write_consumers(plan, now)
 
     held = _delete_allocations(existing_ids)
     Allocation.objects.bulk_create([
@@ -312,13 +294,43 @@ def allocations_delete(*, consumer_uuid):
 # --- internals ------------------------------------------------------------------
 
 
-def _bump_provider_generations(provider_ids, now, expected=None):
-    """Lock the providers in id order and compare-and-swap their generation +1.
+# The look-ups of an allocation write in one round trip: the consumers (id and
+# generation), the providers, resource classes, projects, users and consumer types (id)
+# it names. (Projects, users and types are never deleted: their ids hold once read.)
+_LOOKUPS = (
+    "SELECT 0, uuid, id, generation FROM consumers WHERE uuid IN ({marks})",
+    "SELECT 1, uuid, id, 0 FROM resource_providers WHERE uuid IN ({marks})",
+    "SELECT 2, name, id, 0 FROM resource_classes WHERE name IN ({marks})",
+    "SELECT 3, external_id, id, 0 FROM projects WHERE external_id IN ({marks})",
+    "SELECT 4, external_id, id, 0 FROM users WHERE external_id IN ({marks})",
+    "SELECT 5, name, id, 0 FROM consumer_types WHERE name IN ({marks})",
+)
+
+
+def _names_to_ids(*wanted):
+    """For the six lists of names of _LOOKUPS, in its order: {name: id} of those that
+    exist ({uuid: {"id", "uuid", "generation"}} for the consumers), read in one
+    statement."""
+    parts, params = [], []
+    for select, names in zip(_LOOKUPS, wanted):
+        if names:
+            parts.append(select.format(marks=", ".join(["%s"] * len(names))))
+            params += names
+    found = tuple({} for _ in _LOOKUPS)
+    if parts:
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(parts), params)
+            for kind, name, row_id, generation in cursor.fetchall():
+                found[kind][name] = ({"id": row_id, "uuid": name, "generation": generation}
+                                     if kind == 0 else row_id)
+    return found
+
+def _lock_providers(provider_ids, expected=None):
+    """Lock the providers in id order; {provider id: generation} of provider_ids.
 
     expected: {provider id: (uuid, generation the caller saw)}; those providers
     are locked too (one ascending pass with the others) and their generations
-    checked, and bumped only if among provider_ids.
-    Returns {provider id: generation before the write} for provider_ids.
+    checked.
     Raises ProviderGenerationMismatch, AllocationWriteConflict.
     """
     expected = expected or {}
@@ -334,7 +346,15 @@ def _bump_provider_generations(provider_ids, now, expected=None):
         if current[provider_id] != generation:
             raise exceptions.ProviderGenerationMismatch(rp_uuid, generation,
                                                         current[provider_id])
-    locked = [(provider_id, current[provider_id]) for provider_id in provider_ids]
+    return {provider_id: current[provider_id] for provider_id in provider_ids}
+
+
+def _bump_provider_generations(provider_ids, generations, now):
+    """Compare-and-swap the locked providers' generation +1 (generations: what
+    _lock_providers read). Returns {provider id: generation before the write}.
+    Raises AllocationWriteConflict.
+    """
+    locked = [(provider_id, generations[provider_id]) for provider_id in provider_ids]
     if not locked:
         return {}
     condition = " OR ".join(["(id = %s AND generation = %s)"] * len(locked))
@@ -438,19 +458,23 @@ def _allocation_changes(plan, old_generations, held):
     return changes
 
 
-def _ensure_named(model, column, values):
-    """{value: id} for rows of projects/users/consumer_types, creating missing ones."""
-    values = sorted(set(values))
-    if not values:
-        return {}
-    found = dict(model.objects.filter(**{f"{column}__in": values}).values_list(column, "id"))
-    missing = [v for v in values if v not in found]
-    if missing:
-        # ON CONFLICT DO NOTHING: a concurrent creator of the same name is fine.
-        model.objects.bulk_create([model(**{column: v}) for v in missing],
-                                  ignore_conflicts=True)
-        found.update(model.objects.filter(**{f"{column}__in": missing})
-                     .values_list(column, "id"))
+# projects, users and consumer types: (model, column of the name)
+_NAMED = ((Project, "external_id"), (User, "external_id"), (ConsumerType, "name"))
+
+
+def _ensure_named(wanted, found):
+    """[{name: id}] of projects, users and consumer types for the names `wanted` holds
+    of each (three lists, in _NAMED's order): `found` (what allocations_prepare read)
+    and the rows created for the names missing from it."""
+    found = [dict(ids) for ids in found]
+    for (model, column), values, ids in zip(_NAMED, wanted, found):
+        missing = sorted({v for v in values if v not in ids})
+        if missing:
+            # ON CONFLICT DO NOTHING: a concurrent creator of the same name is fine.
+            model.objects.bulk_create([model(**{column: v}) for v in missing],
+                                      ignore_conflicts=True)
+            ids.update(model.objects.filter(**{f"{column}__in": missing})
+                       .values_list(column, "id"))
     return found
 
 
@@ -463,10 +487,9 @@ def _write_consumers(plan, now):
     # A consumer that does not exist and gets no allocations is left alone:
     # a consumer exists iff it has allocations.
     wanted = [c for c in wanted if c.allocations or c.consumer_uuid in plan.existing]
-    projects = _ensure_named(Project, "external_id", [c.project_id for c in wanted])
-    users = _ensure_named(User, "external_id", [c.user_id for c in wanted])
-    types = _ensure_named(ConsumerType, "name",
-                          [c.consumer_type for c in wanted if c.consumer_type is not None])
+    projects, users, types = _ensure_named((
+        [c.project_id for c in wanted], [c.user_id for c in wanted],
+        [c.consumer_type for c in wanted if c.consumer_type is not None]), plan.named)
     ids = {}
     for consumer in wanted:
         current = plan.existing.get(consumer.consumer_uuid)
@@ -475,10 +498,11 @@ def _write_consumers(plan, now):
         if consumer.consumer_type is not None:
             values["consumer_type_id"] = types[consumer.consumer_type]
         if current is None:
+            # No savepoint: a concurrent creator of the same consumer is a conflict,
+            # and the caller rolls the whole transaction back (and may start over).
             try:
-                with transaction.atomic():
-                    created = Consumer.objects.create(
-                        uuid=consumer.consumer_uuid, generation=1, created_at=now, **values)
+                created = Consumer.objects.create(
+                    uuid=consumer.consumer_uuid, generation=1, created_at=now, **values)
             except IntegrityError:
                 raise exceptions.AllocationWriteConflict(
                     f"consumer {consumer.consumer_uuid} was created concurrently")

@@ -20,10 +20,14 @@ room_q(amount, units=, used=)          Q on Inventory rows: `amount` more fits
 capacity_provider_ids(rc_id, amount)   ids of providers where `amount` of the class fits
 with_capacity(qs, amounts)             providers where every amount fits
 over_capacity_provider_ids()           providers using more of a class than its capacity
+write_set_usage(provider_ids, class_ids, consumer_ids)
+                                       an allocation write's inventories and usage,
+                                       one statement (the claim's capacity check)
 """
 from dataclasses import dataclass
 from functools import cached_property
 
+from django.db import connection
 from django.db.models import (
     F,
     FloatField,
@@ -38,6 +42,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, Mod
 from django.db.models.lookups import Exact, LessThanOrEqual
 
+from allocations import rules as allocation_rules
 from allocations.models import Allocation
 from providers import rules
 from providers.models import Inventory
@@ -331,3 +336,43 @@ def over_capacity_usages():
     page lists every one of them, named and linked."""
     return (over_capacity(Inventory.objects)
             .order_by("provider__name", "resource_class__name").values_list(*USAGE_COLUMNS))
+
+
+# The touched inventories with their usage (all of it, and the writing consumers' own),
+# read in one statement once the providers are locked: each sum is an index range of
+# alloc_rp_rc_idx (provider, class, used).
+INVENTORY_USAGE_SQL = (
+    "SELECT i.provider_id, i.resource_class_id, i.total, i.reserved, i.min_unit, "
+    "i.max_unit, i.step_size, i.allocation_ratio, "
+    "(SELECT SUM(a.used) FROM allocations a WHERE a.provider_id = i.provider_id "
+    "AND a.resource_class_id = i.resource_class_id), {own} "
+    "FROM inventories i WHERE i.provider_id IN ({providers}) "
+    "AND i.resource_class_id IN ({classes})")
+OWN_USAGE_SQL = (
+    "(SELECT SUM(a.used) FROM allocations a WHERE a.provider_id = i.provider_id "
+    "AND a.resource_class_id = i.resource_class_id AND a.consumer_id IN ({consumers}))")
+
+
+def write_set_usage(provider_ids, class_ids, consumer_ids):
+    """An allocation write's capacity check (allocations.services, once the providers
+    are locked): ({(provider id, class id): InventoryLimits}, {key: used}, {key: used by
+    consumer_ids}) of the inventories of those providers and classes, in one statement."""
+    limits, current_usage, own_usage = {}, {}, {}
+    if not provider_ids or not class_ids:
+        return limits, current_usage, own_usage
+    own = (OWN_USAGE_SQL.format(consumers=", ".join(["%s"] * len(consumer_ids)))
+           if consumer_ids else "NULL")
+    sql = INVENTORY_USAGE_SQL.format(own=own,
+                                     providers=", ".join(["%s"] * len(provider_ids)),
+                                     classes=", ".join(["%s"] * len(class_ids)))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(consumer_ids) + list(provider_ids) + list(class_ids))
+        rows = cursor.fetchall()
+    for (provider_id, class_id, total, reserved, min_unit, max_unit, step_size, ratio,
+         used, own_used) in rows:
+        key = (provider_id, class_id)
+        limits[key] = allocation_rules.InventoryLimits(total, reserved, min_unit, max_unit,
+                                            step_size, ratio)
+        current_usage[key] = int(used or 0)
+        own_usage[key] = int(own_used or 0)
+    return limits, current_usage, own_usage

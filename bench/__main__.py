@@ -1,4 +1,7 @@
-"""python -m bench <candidates|devices|ui|replicas|placement_db|placement_import> [options]
+"""python -m bench <benchmark> [options]: run one of the benchmarks.
+
+The benchmarks: candidates, devices, scheduler, ui, replicas, placement_db,
+placement_import.
 
 Sets Django up with placement_site.settings (DATABASE_URL and the rest as the service
 reads them), then runs the named benchmark (see its module's docstring, or --help).
@@ -10,7 +13,8 @@ import sys
 
 from bench import BenchError
 
-BENCHMARKS = ("candidates", "devices", "ui", "replicas", "placement_db", "placement_import")
+BENCHMARKS = ("candidates", "devices", "scheduler", "ui", "replicas", "placement_db",
+              "placement_import")
 
 
 def parser():

@@ -46,7 +46,8 @@ def _links(q):
 @door(read=LIST_PROVIDERS)
 @require_GET
 def search(request):
-    q = request.GET.get("q", "").strip()
+    # the header's box is named `find`: the candidates pages have a `q` of their own
+    q = (request.GET.get("q") or request.GET.get("find") or "").strip()
     found = _links(q) if q else []
     if len(found) == 1:
         return redirect(found[0][2])

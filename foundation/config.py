@@ -54,6 +54,10 @@ OPTIONS = {
                         "under the data directory."),
         cfg.IntOpt("conn_max_age", default=60, min=0,
                    help="Seconds a PostgreSQL or MySQL connection is kept for later requests."),
+        cfg.StrOpt("mysql_driver", default="auto", choices=["auto", "mysqlclient", "pymysql"],
+                   help="The MySQL/MariaDB driver, whatever the connection URL names "
+                        "(mysql+pymysql:// included): auto takes mysqlclient (C, faster) "
+                        "when it is installed, else PyMySQL (pure Python)."),
         # Time limits and the per-process pool (settings.database_limits, db_pool.py)
         cfg.FloatOpt("statement_timeout", default=30, min=0,
                      help="Seconds a statement may run before the database cancels it "
@@ -220,6 +224,7 @@ CORS_DEFAULTS = {
 ENVIRONMENT = {
     "DATABASE_URL": ("placement_database", "connection"),
     "DATABASE_CONN_MAX_AGE": ("placement_database", "conn_max_age"),
+    "DATABASE_MYSQL_DRIVER": ("placement_database", "mysql_driver"),
     "DATABASE_STATEMENT_TIMEOUT": ("placement_database", "statement_timeout"),
     "DATABASE_LOCK_TIMEOUT": ("placement_database", "lock_timeout"),
     "DATABASE_ROUND_TRIP_TIMEOUT": ("placement_database", "round_trip_timeout"),

@@ -69,6 +69,8 @@ _MYSQL_KINDS = {
         2005,         # unknown server host (name resolution)
         2006, 2013,   # server has gone away, lost connection (also: no answer in time)
         2055,         # lost connection (with a system error)
+        2027,         # malformed packet: the stream is broken (mysqlclient's word for an
+                      # error packet it cannot read where PyMySQL says 2006 or 2013)
         1053,         # server shutdown in progress
         1927,         # connection killed (MariaDB)
         4031,         # disconnected by the server for inactivity (MySQL)
@@ -92,7 +94,7 @@ def _driver_kind(driver_exc, operational):
         if "locked" in text or "busy" in text:
             return LOCK_TIMEOUT
         return UNAVAILABLE if "unable to open" in text else None
-    if driver == "pymysql":
+    if driver in ("pymysql", "MySQLdb"):   # PyMySQL or mysqlclient (foundation/mysql/driver.py)
         return _MYSQL_KINDS.get(driver_exc.args[0] if driver_exc.args else None)
     if driver != "psycopg2":
         return None

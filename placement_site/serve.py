@@ -188,6 +188,12 @@ http {{
     default $http_x_forwarded_proto;
     "" $scheme;
   }}
+  # An answer is read from gunicorn into memory up to 2 MB (a flat 1,000-host answer at
+  # limit=1000 is 470 kB), not written to a temporary file past 64 kB: the worker's
+  # thread is free as soon as its answer is read, without a disk write per answer.
+  proxy_buffer_size 16k;
+  proxy_buffers 128 16k;
+  proxy_busy_buffers_size 64k;
   # No keepalive: a kept connection closed by its worker (a reload, a restart) would
   # fail a request no worker saw, and retrying it could replay a write.
   upstream placement {{

@@ -246,6 +246,8 @@ DATABASES = {
 }
 DATABASE_ROUTERS = ["foundation.db_routing.ReplicaRouter"]
 PLACEMENT_REPLICA_MAX_LAG = CONF.placement_database.replica_max_lag
+# mysqlclient or PyMySQL (foundation/mysql/driver.py)
+PLACEMENT_MYSQL_DRIVER = CONF.placement_database.mysql_driver
 PLACEMENT_REPLICA_READ_ROUTES = CONF.placement_database.replica_read_routes
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -30,6 +30,8 @@ from providers.rules import reported_capacity
 from console.numbers import number, percent, size
 
 CHUNK = 50          # providers rendered per tree, and per fetched fragment
+BIG_TREE = CHUNK    # unfiltered, a tree of more providers starts closed: its root row and
+                    # totals, its rows loaded when opened (a first page shows the cloud)
 PAGE_BUDGET = 200   # providers rendered on one page before trees show only their roots
 PAGE_BYTES = 160 * 1024   # and about this much of their rows' HTML: the page < 200 KiB
 
@@ -193,7 +195,12 @@ class _Layout:
         if not entry["has_kids"]:
             return
         # Filtered: a subtree without a match stays closed and loads when opened.
-        entry["open"] = forest.matches is None or forest.holds_match[node["id"]]
+        # Unfiltered: a big tree stays closed, so that one device tree of hundreds of
+        # rows does not fill the page.
+        if forest.matches is not None:
+            entry["open"] = forest.holds_match[node["id"]]
+        else:
+            entry["open"] = node["level"] > 0 or forest.size[node["id"]] <= BIG_TREE
         if entry["open"]:
             self.children(node, 0)
         else:

@@ -1,9 +1,12 @@
-"""Django's MySQL backend on PyMySQL, every table InnoDB, utf8mb4, binary collation.
+"""Django's MySQL backend, every table InnoDB, utf8mb4, binary collation.
 
-The driver: PyMySQL, pure Python, the one oslo.db's URLs (mysql+pymysql://) and every
-OpenStack deployment tool name, so an operator's `connection` line works unchanged and
-nothing needs a compiler or the client library's headers. Django speaks to it through
-PyMySQL's MySQLdb compatibility (install_as_MySQLdb), as to mysqlclient.
+The driver ([placement_database] mysql_driver, driver.py): mysqlclient, the C driver
+Django recommends, when it is installed (scripts/bootstrap builds it where it can; it
+decodes rows several times faster than PyMySQL: docs/performance.md), else PyMySQL, pure
+Python, which needs no compiler nor the client library's headers. Either serves every
+URL form oslo.db's deployment tools write (mysql+pymysql://, mysql://): the URL names a
+database, the setting a driver. Django speaks to PyMySQL through its MySQLdb
+compatibility (install_as_MySQLdb), as to mysqlclient.
 
 Tables: ENGINE=InnoDB (row locks, transactions; Galera replicates only InnoDB),
 utf8mb4 (4-byte characters) and utf8mb4_bin, whatever the database's defaults: a
@@ -11,23 +14,32 @@ deployment tool's `CREATE DATABASE placement` gets the server's defaults (often 
 a case-insensitive collation), under which "rp-A" and "rp-a" would be one name where
 PostgreSQL and SQLite see two, and the API would answer differently per database.
 """
+import decimal
 import math
 import sys
 import time
 
-import pymysql
-from pymysql import connections, constants, converters, cursors, err, times
-from pymysql.constants import CLIENT, FIELD_TYPE
+from django.conf import settings
 
-pymysql.install_as_MySQLdb()
-# Django imports MySQLdb.constants, MySQLdb.converters ...: without these entries Python
-# would load PyMySQL's modules a second time under those names, and rebind pymysql.err to
-# the copy, whose exception classes are not the ones the driver raises (an `except
-# pymysql.err.Error` elsewhere, as in the importer, would then miss them).
-for _module in (connections, constants, converters, cursors, err, times, CLIENT, FIELD_TYPE):
-    sys.modules[_module.__name__.replace("pymysql", "MySQLdb", 1)] = _module
+from foundation.mysql.driver import chosen_driver
 
-from django.conf import settings  # noqa: E402
+DRIVER = chosen_driver(settings.PLACEMENT_MYSQL_DRIVER)
+if DRIVER == "pymysql":
+    import pymysql
+    from pymysql import connections, constants, converters, cursors, err, times
+    from pymysql.constants import CLIENT, FIELD_TYPE
+
+    pymysql.install_as_MySQLdb()
+    # Django imports MySQLdb.constants, MySQLdb.converters ...: without these entries
+    # Python would load PyMySQL's modules a second time under those names, and rebind
+    # pymysql.err to the copy, whose exception classes are not the ones the driver raises
+    # (an `except pymysql.err.Error` elsewhere, as in the importer, would then miss them).
+    for _module in (connections, constants, converters, cursors, err, times, CLIENT,
+                    FIELD_TYPE):
+        sys.modules[_module.__name__.replace("pymysql", "MySQLdb", 1)] = _module
+else:
+    from MySQLdb.constants import FIELD_TYPE
+
 from django.db.backends.mysql import base, operations, schema  # noqa: E402  (after the shim)
 
 from foundation import db_faults  # noqa: E402
@@ -44,8 +56,11 @@ class DatabaseSchemaEditor(schema.DatabaseSchemaEditor):
 def _decimal(text):
     """A DECIMAL value: an int when it has no fraction. MySQL's SUM() of integer
     columns is a DECIMAL (PostgreSQL's and SQLite's an integer), and usage must reach
-    the API and the UI as the integer it is; a DecimalField's converter takes an int."""
-    return int(text) if "." not in text else converters.Decimal(text)
+    the API and the UI as the integer it is; a DecimalField's converter takes an int.
+    (PyMySQL hands the converter text, mysqlclient bytes.)"""
+    if isinstance(text, bytes):
+        text = text.decode("ascii")
+    return int(text) if "." not in text else decimal.Decimal(text)
 
 
 # Django's i-lookups on MySQL lean on a case-insensitive collation; under utf8mb4_bin
@@ -85,7 +100,7 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         if round_trip:
             params.setdefault("read_timeout", round_trip)
             params.setdefault("write_timeout", round_trip)
-        return params
+        return driver_params(params)
 
     def init_connection_state(self):
         super().init_connection_state()
@@ -105,7 +120,7 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         params = {**self.get_connection_params(), "read_timeout": left,
                   "write_timeout": left,
                   "connect_timeout": max(1, min(left, params_connect_timeout(self)))}
-        return self.Database.connect(**params)
+        return self.Database.connect(**driver_params(params))
 
     def outcome_on(self, raw, facts, marker):
         """Our old session, when it is still there, may still be committing: it is
@@ -134,6 +149,19 @@ def server_identity(cursor):
     cursor.execute("SHOW GLOBAL STATUS WHERE Variable_name = 'Uptime'")
     uptime = int(cursor.fetchone()[1])
     return variables.get("hostname"), variables.get("port"), round(time.time()) - uptime
+
+
+TIMEOUTS = ("connect_timeout", "read_timeout", "write_timeout")
+
+
+def driver_params(params, driver=None):
+    """The connection parameters as the driver takes them: mysqlclient's timeouts are
+    whole seconds (an int; a float is refused), rounded up, at least 1; PyMySQL's may
+    be fractions."""
+    if (driver or DRIVER) != "mysqlclient":
+        return params
+    return {**params, **{name: max(1, math.ceil(params[name]))
+                         for name in TIMEOUTS if params.get(name) is not None}}
 
 
 def params_connect_timeout(wrapper):

@@ -3,6 +3,8 @@ idle_in_transaction_timeout (PostgreSQL from the connection's startup options,
 MySQL/MariaDB from the backend), and waits at most round_trip_timeout for an answer
 (tests/api/test_database_refusals.py shows a frozen server answered 503). The
 upgrade check's connection budget on each database: tests/commands/test_status_and_sync.py."""
+import math
+
 import pytest
 from django.db import connection
 
@@ -35,8 +37,13 @@ def test_the_session_has_the_configured_time_limits(settings):
             assert _one("SELECT @@idle_transaction_timeout")[0] == \
                 limits["idle_in_transaction_timeout"]
         raw = connection.connection
-        assert raw._read_timeout == raw._write_timeout == \
-            settings.PLACEMENT_DB_ROUND_TRIP_TIMEOUT
+        if hasattr(raw, "_read_timeout"):   # PyMySQL
+            assert raw._read_timeout == raw._write_timeout == \
+                settings.PLACEMENT_DB_ROUND_TRIP_TIMEOUT
+        else:   # mysqlclient keeps them in the C library: what it was given, whole seconds
+            params = connection.get_connection_params()
+            assert params["read_timeout"] == params["write_timeout"] == \
+                math.ceil(settings.PLACEMENT_DB_ROUND_TRIP_TIMEOUT)
     else:
         pytest.skip("SQLite has no statement or lock time limits (a busy timeout)")
 

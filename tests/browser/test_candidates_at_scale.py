@@ -22,8 +22,8 @@ def test_why_not_at_scale(ui, cloud):
     assert ui.locator("#page-trees .tree-card").count() == 12
     host = ui.locator("#page-trees .tree-card", has_text="cmp-0000.dc1.example.net")
     reasons = host.locator("td ul.reasons li").all_inner_texts()
-    assert any(r.startswith("resourcesMEMORY_MB: needs 16384, free") for r in reasons), reasons
-    assert "resourcesmissing trait HW_CPU_X86_AVX2" in reasons
+    assert any(r.startswith("resources: MEMORY_MB: needs 16384, free") for r in reasons), reasons
+    assert "resources: missing trait HW_CPU_X86_AVX2" in reasons
     check_widths(ui, "why-not")
 
     ui.set_viewport_size({"width": 1440, "height": 900})

@@ -89,8 +89,8 @@ def test_status_page(ui, cloud):
     ui.click("header nav >> text=Status")
     ui.wait_for_url(re.compile(r"/ui/status/$"))
     assert ui.locator("h1 .result").inner_text() == "Warning"
-    assert ui.locator(".card.check").count() == 6
-    assert ui.locator(".card.check.success").count() == 5
+    assert ui.locator(".card.check").count() == 7
+    assert ui.locator(".card.check.success").count() == 6
     capacity = ui.locator(".card.check", has_text="Usage within capacity")
     assert capacity.locator(".result").inner_text() == "Warning"
     assert (f"provider {cloud['cn2-numa0'].uuid} VCPU: used 6 > capacity 4"

@@ -41,9 +41,12 @@ def test_move_a_whole_instance_then_revert_it(ui, vm):
     assert "from compute-1 to compute-2 in one write" in ui.locator(".messages").inner_text()
     assert holdings(vm) == [("compute-2", "MEMORY_MB", 4096), ("compute-2-numa0", "VCPU", 4)]
     screenshot(ui, "consumer-whole-host-moved")
-    # one click in the change log puts it back
+    # the change log puts it back, once the freeing of compute-2 is confirmed
     ui.locator("#change-log tbody tr").first.get_by_role("button", name="Revert").click()
-    # it frees compute-2's allocations: the revert asks first (issue 52 row 2)
+    ui.wait_for_selector("#confirm")
+    assert "VCPU on compute-2-numa0: 4 → 0 (removed)" in ui.locator("#confirm").inner_text()
+    assert holdings(vm) == [("compute-2", "MEMORY_MB", 4096), ("compute-2-numa0", "VCPU", 4)]
+    screenshot(ui, "consumer-revert-confirmation")
     ui.get_by_role("button", name="Revert and free it").click()
     ui.wait_for_selector(".messages")
     assert "Reverted change" in ui.locator(".messages").inner_text()

@@ -33,3 +33,9 @@ def test_several_matches_are_listed_and_nothing_is_said(client, sample):
 def test_every_page_has_the_box(client, sample):
     body = client.get(reverse("ui:dashboard")).content.decode()
     assert f'action="{reverse("ui:search")}"' in body
+
+
+def test_the_header_box_searches(client, sample):
+    cn2 = sample["cn2"]
+    response = client.get(reverse("ui:search"), {"find": cn2.name})
+    assert response["Location"] == reverse("ui:provider", args=[cn2.uuid])
