@@ -259,3 +259,11 @@ def test_keystone_roles_decide_through_policy(settings, sample):
     assert Inventory.objects.get(provider=cn2, resource_class__name="VCPU").total == 30
     entry = ChangeRecord.objects.filter(entity=cn2.uuid).order_by("-id").first()
     assert (entry.actor, entry.project_id) == ("ui:keystone:kate@Default", "p-1")
+
+
+def test_every_write_rule_a_view_declares_has_a_django_permission():
+    from console.door import PERMISSIONS
+
+    declared = {need.write for _, view, _ in console_routes()
+                for need in [view.console_need] if isinstance(need.write, str)}
+    assert declared and declared <= set(PERMISSIONS)

@@ -247,7 +247,7 @@ def _pages(cloud):
         # two more with change log entries (count, page), as with consumers below
         (reverse("ui:provider", args=[host.uuid]), {}, 15),
         (reverse("ui:provider", args=[disk.uuid]), {}, 15),
-        (reverse("ui:status"), {}, 11),   # + every over-capacity pair, paged: count, page
+        (reverse("ui:status"), {}, 12),   # + every over-capacity pair, paged: count, page; unallocatable inventories
         (reverse("ui:resource-classes"), {}, 5),
         (reverse("ui:traits"), {}, 3),
         # paged (50 a page): a count, then the page
