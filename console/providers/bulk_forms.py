@@ -31,24 +31,17 @@ class ListField(forms.Field):
         return [item.strip() for item in value or [] if item.strip()]
 
 
-class BulkFilterForm(forms.Form):
-    """Which providers to list: those with inventory of a class, by a part of their name,
-    an aggregate, a trait, a tree (every filter given applies)."""
+class ProviderSelectionForm(forms.Form):
+    """The filters both bulk edits choose providers by: a part of their name, an
+    aggregate, a trait, a tree (every filter given applies)."""
 
     FILTERS = ("name", "aggregate", "trait", "tree")
 
-    resource_class = forms.CharField(max_length=rules.MAX_NAME_LENGTH)
     name = forms.CharField(required=False, max_length=200, label="Name contains")
     aggregate = forms.CharField(required=False, max_length=36, label="In aggregate (uuid)")
     trait = forms.CharField(required=False, max_length=rules.MAX_NAME_LENGTH, label="With trait")
     tree = forms.CharField(required=False, max_length=200,
                            label="In the tree of (provider name or uuid)")
-
-    def clean_resource_class(self):
-        name = self.cleaned_data["resource_class"].strip()
-        if not ResourceClass.objects.filter(name=name).exists():
-            raise forms.ValidationError(f"No such resource class {name}.")
-        return name
 
     def clean_aggregate(self):
         value = self.cleaned_data["aggregate"].strip()
@@ -70,6 +63,19 @@ class BulkFilterForm(forms.Form):
         if root_id is None:
             raise forms.ValidationError(f"No provider is named or has the uuid “{value}”.")
         return root_id
+
+
+class BulkFilterForm(ProviderSelectionForm):
+    """Which providers to list: those with inventory of a class, chosen by the filters."""
+
+    resource_class = forms.CharField(max_length=rules.MAX_NAME_LENGTH)
+    field_order = ["resource_class", *ProviderSelectionForm.FILTERS]
+
+    def clean_resource_class(self):
+        name = self.cleaned_data["resource_class"].strip()
+        if not ResourceClass.objects.filter(name=name).exists():
+            raise forms.ValidationError(f"No such resource class {name}.")
+        return name
 
     def matching(self, **extra):
         """The inventories the filters select (console.providers.bulk_reads.bulk_matching)."""

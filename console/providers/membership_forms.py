@@ -9,8 +9,8 @@ import re
 
 from django import forms
 
-from console.providers.bulk_forms import ListField, _targets
-from console.providers.bulk_reads import matching_hosts, matching_providers, tree_root_id
+from console.providers.bulk_forms import ListField, ProviderSelectionForm, _targets
+from console.providers.bulk_reads import matching_hosts, matching_providers
 from foundation import uuids
 from providers import rules
 from providers.models import Trait
@@ -23,37 +23,8 @@ def _words(value):
     return list(dict.fromkeys(word for word in SEPARATORS.split(value or "") if word))
 
 
-class MembershipFilterForm(forms.Form):
+class MembershipFilterForm(ProviderSelectionForm):
     """Which providers to list (every filter given applies; none: every provider)."""
-
-    FILTERS = ("name", "aggregate", "trait", "tree")
-
-    name = forms.CharField(required=False, max_length=200, label="Name contains")
-    aggregate = forms.CharField(required=False, max_length=36, label="In aggregate (uuid)")
-    trait = forms.CharField(required=False, max_length=rules.MAX_NAME_LENGTH, label="With trait")
-    tree = forms.CharField(required=False, max_length=200,
-                           label="In the tree of (provider name or uuid)")
-
-    def clean_aggregate(self):
-        value = self.cleaned_data["aggregate"].strip()
-        if value and not uuids.is_uuid_like(value):
-            raise forms.ValidationError(f"An aggregate is named by its uuid; “{value}” is not one.")
-        return uuids.canonical_uuid_or_none(value) if value else ""
-
-    def clean_trait(self):
-        value = self.cleaned_data["trait"].strip()
-        if value and not Trait.objects.filter(name=value).exists():
-            raise forms.ValidationError(f"No such trait {value}.")
-        return value
-
-    def clean_tree(self):
-        value = self.cleaned_data["tree"].strip()
-        if not value:
-            return None
-        root_id = tree_root_id(value)
-        if root_id is None:
-            raise forms.ValidationError(f"No provider is named or has the uuid “{value}”.")
-        return root_id
 
     def matching(self, **extra):
         data = self.cleaned_data
