@@ -46,25 +46,32 @@ def inventories_bulk_update(*, resource_class, targets, changes):
     records = {inv.provider_id: {field: getattr(inv, field) for field in rules.INVENTORY_FIELDS}
                for inv in Inventory.objects.filter(provider__uuid__in=uuids,
                                                    resource_class__name=resource_class)}
-    outcomes = []
-    for uuid, generation in targets:
-        provider = providers.get(uuid)
-        name = provider.name if provider is not None else uuid
-        try:
-            if provider is None:
-                raise exceptions.ProviderNotFound(uuid)
-            record = records.get(provider.id)
-            if record is None:
-                # inventory_set's order: the generation first, then the missing record.
-                if generation != provider.generation:
-                    raise exceptions.ProviderGenerationConflict(GENERATION_CONFLICT)
-                raise exceptions.NoSuchInventory(uuid, resource_class)
-            inventory_set(provider=provider, resource_class=resource_class,
-                          generation=generation, record={**record, **changes})
-        except ConcurrentUpdate as exc:
-            outcomes.append(BulkOutcome(uuid, name, CONFLICT, exc.message))
-        except DomainError as exc:
-            outcomes.append(BulkOutcome(uuid, name, REFUSED, exc.message))
-        else:
-            outcomes.append(BulkOutcome(uuid, name, APPLIED, generation=provider.generation))
-    return outcomes
+    def write(provider, generation):
+        record = records.get(provider.id)
+        if record is None:
+            # inventory_set's order: the generation first, then the missing record.
+            if generation != provider.generation:
+                raise exceptions.ProviderGenerationConflict(GENERATION_CONFLICT)
+            raise exceptions.NoSuchInventory(provider.uuid, resource_class)
+        inventory_set(provider=provider, resource_class=resource_class,
+                      generation=generation, record={**record, **changes})
+
+    return [outcome_of(uuid, providers.get(uuid), lambda p, g=generation: write(p, g))
+            for uuid, generation in targets]
+
+
+def outcome_of(uuid, provider, write):
+    """The BulkOutcome of one provider of a bulk edit: write(provider) run on its own,
+    its refusal an outcome (never raised). None when write() returns False: nothing to
+    write there."""
+    name = provider.name if provider is not None else uuid
+    try:
+        if provider is None:
+            raise exceptions.ProviderNotFound(uuid)
+        if write(provider) is False:
+            return None
+    except ConcurrentUpdate as exc:
+        return BulkOutcome(uuid, name, CONFLICT, exc.message)
+    except DomainError as exc:
+        return BulkOutcome(uuid, name, REFUSED, exc.message)
+    return BulkOutcome(uuid, name, APPLIED, generation=provider.generation)

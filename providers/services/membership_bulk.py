@@ -11,12 +11,12 @@ entry, and the batch (one request id) is reverted entry by entry
 """
 from dataclasses import dataclass, field
 
-from foundation.domain_errors import ConcurrentUpdate, DomainError
 from providers import exceptions
-from providers.models import ChangeRecord, ProviderAggregate, ProviderTrait, ResourceProvider
+from providers.models import ProviderAggregate, ProviderTrait, ResourceProvider
 from providers.services.aggregates import aggregates_replace
-from providers.services.inventory_bulk import APPLIED, CONFLICT, REFUSED, BulkOutcome
+from providers.services.inventory_bulk import outcome_of
 from providers.services.provider_traits import provider_traits_replace
+from providers.services.reverts import batch_entries
 
 TRAITS, AGGREGATES = "traits", "aggregates"
 MEMBERSHIP_ACTIONS = (TRAITS, AGGREGATES)
@@ -110,34 +110,22 @@ def membership_bulk_update(*, targets, change):
     uuids = [uuid for uuid, _ in targets]
     providers = {p.uuid: p for p in ResourceProvider.objects.filter(uuid__in=uuids)}
     sets = current_sets(change.kind, [p.id for p in providers.values()])
-    outcomes = []
-    for uuid, generation in targets:
-        provider = providers.get(uuid)
-        name = provider.name if provider is not None else uuid
-        try:
-            if provider is None:
-                raise exceptions.ProviderNotFound(uuid)
-            if generation != provider.generation:
-                raise exceptions.ProviderGenerationConflict()
-            wanted = change.applied_to(sets[provider.id])
-            if wanted == sets[provider.id]:
-                continue
-            _write(change.kind, provider, wanted, generation)
-        except ConcurrentUpdate as exc:
-            outcomes.append(BulkOutcome(uuid, name, CONFLICT, exc.message))
-        except DomainError as exc:
-            outcomes.append(BulkOutcome(uuid, name, REFUSED, exc.message))
-        else:
-            outcomes.append(BulkOutcome(uuid, name, APPLIED, generation=provider.generation))
-    return outcomes
+    def write(provider, generation):
+        if generation != provider.generation:
+            raise exceptions.ProviderGenerationConflict()
+        wanted = change.applied_to(sets[provider.id])
+        if wanted == sets[provider.id]:
+            return False   # nothing to change: not written, not listed
+        _write(change.kind, provider, wanted, generation)
+
+    outcomes = [outcome_of(uuid, providers.get(uuid), lambda p, g=generation: write(p, g))
+                for uuid, generation in targets]
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 def membership_batch_entries(request_id):
     """The trait and aggregate entries one request wrote (a bulk batch), in order."""
-    if not request_id:
-        return ChangeRecord.objects.none()
-    return ChangeRecord.objects.filter(request_id=request_id, kind=ChangeRecord.KIND_PROVIDER,
-                                       action__in=MEMBERSHIP_ACTIONS).order_by("id")
+    return batch_entries(request_id, actions=MEMBERSHIP_ACTIONS)
 
 
 def membership_batch_revert(*, request_id):
@@ -148,24 +136,14 @@ def membership_batch_revert(*, request_id):
     records = list(membership_batch_entries(request_id))
     providers = {p.uuid: p for p in ResourceProvider.objects.filter(
         uuid__in=[r.entity for r in records])}
-    outcomes = []
-    for record in reversed(records):
-        provider = providers.get(record.entity)
-        name = provider.name if provider is not None else record.entity
-        try:
-            if provider is None:
-                raise exceptions.ProviderNotFound(record.entity)
-            before, after = record.before or {}, record.after or {}
-            if record.action not in before or "generation" not in after:
-                raise exceptions.ChangeNotRevertible(
-                    record, why="it does not record the set before and its generation")
-            _write(record.action, provider, before[record.action], after["generation"])
-        except ConcurrentUpdate as exc:
-            outcomes.append(BulkOutcome(record.entity, name, CONFLICT, exc.message))
-        except DomainError as exc:
-            outcomes.append(BulkOutcome(record.entity, name, REFUSED, exc.message))
-        else:
-            outcomes.append(BulkOutcome(record.entity, name, APPLIED,
-                                        generation=provider.generation))
-    outcomes.reverse()
-    return outcomes
+    def write(provider, record):
+        before, after = record.before or {}, record.after or {}
+        if record.action not in before or "generation" not in after:
+            raise exceptions.ChangeNotRevertible(
+                record, why="it does not record the set before and its generation")
+        _write(record.action, provider, before[record.action], after["generation"])
+
+    # the newest entry first, the outcomes in the batch's order
+    outcomes = [outcome_of(record.entity, providers.get(record.entity),
+                           lambda p, r=record: write(p, r)) for record in reversed(records)]
+    return outcomes[::-1]

@@ -51,12 +51,13 @@ def inventory_change_revert(*, record):
     return provider
 
 
-def batch_entries(request_id):
-    """The inventory entries one request wrote (a bulk edit's batch), by provider name."""
+def batch_entries(request_id, actions=INVENTORY_ACTIONS):
+    """The provider entries of `actions` (default: inventory changes) one request wrote
+    (a bulk edit's batch), in order."""
     if not request_id:
         return ChangeRecord.objects.none()
     return ChangeRecord.objects.filter(request_id=request_id, kind=ChangeRecord.KIND_PROVIDER,
-                                       action__in=INVENTORY_ACTIONS).order_by("id")
+                                       action__in=actions).order_by("id")
 
 
 def batch_revert(*, request_id):
