@@ -160,11 +160,16 @@ def bulk_apply(request):
 @require_GET
 def bulk_batch(request, request_id):
     """One batch: the inventory entries one request wrote, before -> after, and its revert."""
-    entries = list(batch_entries(request_id))
+    return render_batch(request, request_id, batch_entries(request_id), "ui/bulk_batch.html")
+
+
+def render_batch(request, request_id, entries, template):
+    """A batch's page: each change-log entry of it, before -> after; a 404 for none."""
+    entries = list(entries)
     if not entries:
         raise Http404(f"No bulk edit batch {request_id}")
     names = provider_names(entries)
-    return render(request, "ui/bulk_batch.html", {
+    return render(request, template, {
         "request_id": request_id,
         "rows": [{"entry": e, "name": names.get(e.entity, e.entity),
                   "lines": describe(e, names)} for e in entries],

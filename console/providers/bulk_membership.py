@@ -18,7 +18,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -28,8 +27,7 @@ from console.door import (
 )
 from console.links import row_url
 from console.providers import membership_forms as forms
-from console.providers.bulk import _names
-from console.providers.change_log import describe, provider_names
+from console.providers.bulk import _names, render_batch
 from providers.services import membership_bulk
 from providers.services.inventory_bulk import APPLIED, CONFLICT, REFUSED
 
@@ -142,16 +140,8 @@ def bulk_membership_apply(request):
 @require_GET
 def bulk_membership_batch(request, request_id):
     """One batch: the trait or aggregate entries one request wrote, and its revert."""
-    entries = list(membership_bulk.membership_batch_entries(request_id))
-    if not entries:
-        raise Http404(f"No bulk batch of traits or aggregates {request_id}")
-    names = provider_names(entries)
-    return render(request, "ui/bulk_membership_batch.html", {
-        "request_id": request_id,
-        "rows": [{"entry": e, "name": names.get(e.entity, e.entity),
-                  "lines": describe(e, names)} for e in entries],
-        "provider_url": row_url("ui:provider"),
-    })
+    return render_batch(request, request_id, membership_bulk.membership_batch_entries(request_id),
+                        "ui/bulk_membership_batch.html")
 
 
 @door(read=LIST_PROVIDERS, write=_revert_rule)
