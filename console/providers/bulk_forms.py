@@ -118,9 +118,10 @@ class BulkChangeForm(BulkFilterForm):
         return {field: data[field] for field in BULK_FIELDS if data.get(field) is not None}
 
 
-class BulkPreviewForm(BulkChangeForm):
-    """The change, and the providers: those ticked on the list's page, or every
-    provider the filters match ("all", across pages)."""
+class ScopeForm(forms.Form):
+    """Which of the matching providers a bulk change is for: those ticked on the list's
+    page, or every provider the filters match ("all", across pages). With a form that
+    has matching()."""
 
     SCOPES = (("ticked", "the providers ticked"), ("all", "every matching provider"))
 
@@ -135,10 +136,14 @@ class BulkPreviewForm(BulkChangeForm):
         return cleaned
 
     def chosen(self):
-        """The inventories the change is previewed on."""
+        """What the change is previewed on (matching(), narrowed to the ticked ones)."""
         if self.cleaned_data.get("scope") == "all":
             return self.matching()
         return self.matching(provider_uuids=self.cleaned_data["provider"])
+
+
+class BulkPreviewForm(ScopeForm, BulkChangeForm):
+    """The inventory change, and the providers it is for."""
 
 
 def _targets(values):

@@ -9,7 +9,7 @@ import re
 
 from django import forms
 
-from console.providers.bulk_forms import ListField, ProviderSelectionForm, _targets
+from console.providers.bulk_forms import ListField, ProviderSelectionForm, ScopeForm, _targets
 from console.providers.bulk_reads import matching_hosts, matching_providers
 from foundation import uuids
 from providers import rules
@@ -123,25 +123,8 @@ class MembershipChangeForm(MembershipFilterForm):
             if self.data.get(name)}
 
 
-class MembershipPreviewForm(MembershipChangeForm):
+class MembershipPreviewForm(ScopeForm, MembershipChangeForm):
     """The change, for the providers ticked or every matching one ("all")."""
-
-    SCOPES = (("ticked", "the providers ticked"), ("all", "every matching provider"))
-
-    provider = ListField(required=False)
-    scope = forms.ChoiceField(choices=SCOPES, required=False)
-
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("scope") != "all" and not cleaned.get("provider"):
-            self.add_error("provider", "Tick at least one provider, or choose every "
-                                       "matching provider.")
-        return cleaned
-
-    def chosen(self):
-        if self.cleaned_data.get("scope") == "all":
-            return self.matching()
-        return self.matching(provider_uuids=self.cleaned_data["provider"])
 
 
 class MembershipApplyForm(MembershipChangeForm):
