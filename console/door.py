@@ -92,9 +92,13 @@ class Need:
     write: object = None
     post_reads: bool = False
 
+    def writes(self, request):
+        """Does this request write (a POST that only reads does not)?"""
+        return request.method in WRITE_METHODS and not self.post_reads
+
     def rule(self, request, kwargs):
         """The rule this request needs, or None for a write the view does not take."""
-        if request.method not in WRITE_METHODS or self.post_reads:
+        if not self.writes(request):
             return self.read
         return self.write(request, **kwargs) if callable(self.write) else self.write
 
@@ -113,7 +117,7 @@ def door(*, read, write=None, post_reads=False):
             rule = need.rule(request, kwargs)
             if rule is None:
                 return HttpResponseNotAllowed(["GET", "HEAD"])
-            if not allows(request, rule, write=rule != need.read):
+            if not allows(request, rule, write=need.writes(request)):
                 raise PermissionDenied(f"Policy does not allow {rule} to be performed.")
             request.console_need = need
             return view(request, *args, **kwargs)

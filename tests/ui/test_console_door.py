@@ -267,3 +267,20 @@ def test_every_write_rule_a_view_declares_has_a_django_permission():
     declared = {need.write for _, view, _ in console_routes()
                 for need in [view.console_need] if isinstance(need.write, str)}
     assert declared and declared <= set(PERMISSIONS)
+
+
+def test_a_write_is_judged_as_a_write_even_under_its_read_rule(rf, clients, sample):
+    """A view whose write rule is its read rule: a reader's POST is still a write."""
+    from django.http import HttpResponse
+
+    from console.door import SHOW_PROVIDER, door
+
+    view = door(read=SHOW_PROVIDER, write=SHOW_PROVIDER)(lambda request: HttpResponse("ok"))
+    request = rf.post("/ui/x")
+    request.user = get_user_model().objects.get(username="rita")
+    from django.core.exceptions import PermissionDenied
+    with pytest.raises(PermissionDenied):
+        view(request)
+    request = rf.get("/ui/x")
+    request.user = get_user_model().objects.get(username="rita")
+    assert view(request).status_code == 200
