@@ -224,6 +224,20 @@ class CommitGuard:
             return
         super().set_autocommit(autocommit, *args, **kwargs)
 
+    def _set_autocommit(self, autocommit):
+        try:
+            return super()._set_autocommit(autocommit)
+        except Error as exc:
+            # Turning autocommit back on is a round trip on MySQL, after the COMMIT (or
+            # ROLLBACK) has been answered: the transaction's outcome is known, and a
+            # server lost now must not turn a saved write into a failure. The next
+            # query connects, in autocommit (set_autocommit goes on to say so).
+            if not autocommit or self.in_atomic_block or kind(exc) != UNAVAILABLE:
+                raise
+            LOG.warning("the connection was lost after its transaction ended (%s)",
+                        " ".join(str(exc).split())[:200])
+            self._drop_connection()
+
     def _drop_connection(self):
         try:
             self._close()

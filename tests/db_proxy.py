@@ -11,6 +11,9 @@ The service's connection goes through it (`through_proxy`), and a test arms one 
 * cut_commit(applied): the next COMMIT is sent on (applied=True: and its answer awaited)
   or not (False), and the connection is then dropped without an answer (and with
   then_stop_listening, nothing listens any more, until listen());
+* cut_after_commit(): the next COMMIT is sent on and answered, and the connection is
+  dropped at the driver's next message (MySQL turning autocommit back on: the server
+  lost just after it committed);
 * stop_listening(): new connections are refused (nothing listens), until listen();
 * freeze(seconds): from now on, the next COMMIT (or any traffic, on_commit=False) is held
   without an answer, new connections too, for `seconds` (a frozen server).
@@ -62,6 +65,9 @@ class Proxy:
 
     def cut_commit(self, applied, then_stop_listening=False):
         self._arm("cut", (applied, then_stop_listening))
+
+    def cut_after_commit(self):
+        self._arm("cut_after", None)
 
     def freeze(self, seconds, on_commit=True):
         with self._lock:
@@ -127,7 +133,8 @@ class Proxy:
             _close(client)
             return
         self._sockets.append(server)
-        link = {"held": threading.Event(), "answered": threading.Event()}
+        link = {"held": threading.Event(), "answered": threading.Event(),
+                "cut_next": False}
         threading.Thread(target=self._pump, args=(server, client, False, link),
                          daemon=True).start()
         self._pump(client, server, True, link)
@@ -180,6 +187,10 @@ class Proxy:
 
     def _intercept(self, data, client, server, link):
         """True when the message was dealt with here (the connection is then over)."""
+        if link["cut_next"]:
+            _close(client)
+            _close(server)
+            return True
         failing = self._fault if self._fault and self._fault[0] == "fail" else None
         if failing and failing[1][0] in data and self._take("fail"):
             _pattern, code = failing[1]
@@ -196,6 +207,10 @@ class Proxy:
                 self._frozen_until = time.monotonic() + self._frozen_for
                 self._frozen_for = 0
             return False   # sent on; its answer is held by the other direction
+        if self._fault and self._fault[0] == "cut_after":
+            self._take("cut_after")
+            link["cut_next"] = True
+            return False
         cut = self._take("cut")
         if cut is None:
             return False

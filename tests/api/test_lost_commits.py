@@ -206,3 +206,16 @@ def test_when_the_database_cannot_be_reached_again_the_outcome_is_unknown(
     proxy.listen()
     connection.close()
     assert path.applied(api, state) is applied
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_a_connection_lost_just_after_its_commit_was_answered_is_answered_success(
+        api, proxy, path):
+    """MySQL's driver turns autocommit back on after COMMIT, a round trip of its own:
+    a server lost then has already committed, and the write is answered as saved."""
+    state = path.setup(api)
+    proxy.cut_after_commit()
+    response = send(api, *path.request(api, state))
+    assert response.status_code == path.status, response.content
+    connection.close()
+    assert path.applied(api, state)

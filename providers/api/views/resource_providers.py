@@ -4,7 +4,7 @@ import jsonschema
 from django.utils import timezone
 from rest_framework.response import Response
 
-from foundation import jsonschemas, uuids
+from foundation import db_retry, jsonschemas, uuids
 from foundation.domain_errors import InvalidInput
 from foundation.api.microversion import (
     CREATE_RETURNS_PROVIDER,
@@ -105,13 +105,12 @@ class ResourceProviderViewSet(PlacementViewSet):
     @endpoint("placement:resource_providers:create", content_type=True)
     def create(self, request):
         body = self.json_body(request, create_schema(request.version))
-        provider = services.provider_create(
+        row, _ = _written_and_read(lambda: (services.provider_create(
             name=body["name"], uuid=body.get("uuid"),
-            parent_uuid=body.get("parent_provider_uuid"))
-        location = self.location(request, f"/resource_providers/{provider.uuid}")
+            parent_uuid=body.get("parent_provider_uuid")), None))
+        location = self.location(request, f"/resource_providers/{row['uuid']}")
         if request.version < CREATE_RETURNS_PROVIDER:
             return self.no_content(201, {"Location": location})
-        row = selectors.provider_row(provider.pk)
         response = Response(ProviderRepresentation(self, request.version)(row),
                             headers={"Location": location})
         return self.cache_headers(request, response, timezone.now())
@@ -127,11 +126,10 @@ class ResourceProviderViewSet(PlacementViewSet):
     def update(self, request, uuid):
         selectors.provider_get(uuid)
         body = self.json_body(request, update_schema(request.version))
-        provider, previous = services.provider_update(
+        row, previous = _written_and_read(lambda: services.provider_update(
             uuid=uuid, name=body["name"],
             parent_uuid=body.get("parent_provider_uuid", services.UNCHANGED),
-            allow_reparent=request.version >= REPARENT)
-        row = selectors.provider_row(provider.pk)
+            allow_reparent=request.version >= REPARENT))
         response = Response(ProviderRepresentation(self, request.version)(row))
         return self.cache_headers(request, response, previous)
 
@@ -139,3 +137,14 @@ class ResourceProviderViewSet(PlacementViewSet):
     def destroy(self, request, uuid):
         services.provider_delete(uuid=uuid)
         return self.no_content()
+
+
+def _written_and_read(write):
+    """write() returns (provider, other): (the provider's representation row, other),
+    the row read in the write's own transaction. Once its COMMIT has been answered
+    nothing more is asked of the database, so a server lost then cannot turn a saved
+    write into a failure."""
+    def write_then_read():
+        provider, other = write()
+        return selectors.provider_row(provider.pk), other
+    return db_retry.run(write_then_read)
