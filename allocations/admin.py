@@ -12,6 +12,7 @@ from django.db.models import Count
 
 from allocations import services
 from allocations.models import Allocation, Consumer, ConsumerType, Project, User
+from foundation.admin import QueryStringLookupsMixin
 from foundation.domain_errors import DomainError, error_message
 from providers.admin.forms import ServiceAdminMixin
 
@@ -42,7 +43,7 @@ class AllocationInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 
 @admin.register(Consumer)
-class ConsumerAdmin(ReadOnlyAdminMixin, ServiceAdminMixin, admin.ModelAdmin):
+class ConsumerAdmin(QueryStringLookupsMixin, ReadOnlyAdminMixin, ServiceAdminMixin, admin.ModelAdmin):
     list_display = ["uuid", "project", "user", "consumer_type_name", "generation", "created_at"]
     list_select_related = ["project", "user", "consumer_type"]
     list_filter = ["consumer_type"]
@@ -71,7 +72,7 @@ class ConsumerAdmin(ReadOnlyAdminMixin, ServiceAdminMixin, admin.ModelAdmin):
             self.message_user(request, f"Deleted {len(uuids)} consumer(s) and their allocations.")
 
 
-class NamedAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class NamedAdmin(QueryStringLookupsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["__str__", "consumer_count"]
     search_fields = ["external_id"]
 

@@ -7,6 +7,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.html import format_html
 
+from foundation.admin import QueryStringLookupsMixin
 from providers import rules, usage
 from providers.admin.forms import ServiceAdminMixin, ServiceModelForm
 from providers.models import ChangeRecord, ResourceClass, Trait
@@ -33,7 +34,7 @@ class CustomNameForm(ServiceModelForm):
         return name
 
 
-class NamedAdmin(ServiceAdminMixin, admin.ModelAdmin):
+class NamedAdmin(QueryStringLookupsMixin, ServiceAdminMixin, admin.ModelAdmin):
     """List page shared by resource classes and traits: name, kind, created_at."""
 
     list_display = ["name", "kind", "created_at"]
@@ -135,7 +136,7 @@ class TraitAdmin(NamedAdmin):
 # --------------------------------------------------------------------------
 
 @admin.register(ChangeRecord)
-class ChangeRecordAdmin(admin.ModelAdmin):
+class ChangeRecordAdmin(QueryStringLookupsMixin, admin.ModelAdmin):
     list_display = ["created_at", "kind", "entity", "action", "actor", "project_id",
                     "request_id"]
     # "today / past 7 days / this month" rather than a date_hierarchy, whose year and

@@ -6,6 +6,7 @@ from mptt.admin import MPTTModelAdmin
 from mptt.forms import MPTTAdminForm
 
 from foundation import uuids
+from foundation.admin import QueryStringLookupsMixin
 from foundation.forms import GenerationField
 from providers import rules
 from providers.admin.forms import (
@@ -320,7 +321,7 @@ class ResourceProviderForm(ServiceModelForm, MPTTAdminForm):
 
 
 @admin.register(ResourceProvider)
-class ResourceProviderAdmin(NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdmin):
+class ResourceProviderAdmin(QueryStringLookupsMixin, NoRelatedLinksMixin, ServiceAdminMixin, MPTTModelAdmin):
     form = ResourceProviderForm
     list_display = ["name", "uuid", "generation", "root_name", "created_at"]
     search_fields = ["name", "uuid"]  # also what the parent autocomplete searches

@@ -566,3 +566,20 @@ def test_reparenting_under_its_own_child_says_cycle(client, sample):
                in e for e in errors_of(answer))
     cn1.refresh_from_db()
     assert cn1.parent_id is None
+
+
+@pytest.mark.parametrize("changelist, lookup", [
+    ("admin:providers_resourceprovider_changelist", "parent"),
+    ("admin:providers_resourceprovider_changelist", "traits"),
+    ("admin:providers_resourceprovider_changelist", "aggregates"),
+    ("admin:allocations_consumer_changelist", "project"),
+    ("admin:allocations_consumer_changelist", "consumer_type"),
+])
+def test_a_lookup_past_64_bits_is_an_invalid_lookup_not_a_500(client, sample, changelist,
+                                                               lookup):
+    page = client.get(reverse(changelist), {lookup: "99999999999999999999"})
+    # PostgreSQL and MariaDB compare it and find nothing; SQLite's driver cannot send it
+    # (OverflowError): then Django's answer to an invalid lookup
+    assert page.status_code in (200, 302)
+    if page.status_code == 302:
+        assert page["Location"].endswith("?e=1")
