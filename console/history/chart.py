@@ -19,6 +19,7 @@ from console.numbers import number
 WIDTH, HEIGHT = 720, 200
 LEFT, RIGHT, TOP, BOTTOM = 64, 12, 10, 24
 MAX_POINTS = 400
+MAX_MARKERS = 50   # the latest fill-ups marked on a chart (a host that fills and frees all day)
 BUCKETS = 200
 # time tick spacings, the first that gives at most MAX_TIME_TICKS ticks is used
 TIME_STEPS = (timedelta(hours=1), timedelta(hours=2), timedelta(hours=4), timedelta(hours=6),
@@ -107,7 +108,7 @@ def step_chart(series, *, start, end, known_from=None):
     markers = [Marker(x(point.at), y(point.used), point.entry_id,
                       f"{series.resource_class} reached capacity: {number(point.used)} of "
                       f"{number(point.capacity)} at {_moment(point.at)}")
-               for point in series.filled]
+               for point in series.filled[-MAX_MARKERS:]]
     return Chart(series.resource_class, WIDTH, HEIGHT, path(lambda p: p.used),
                  path(lambda p: p.capacity), time_ticks(start, end, x), amount_ticks, markers,
                  (LEFT, TOP, right, bottom), _unknown(x(known_from or start), bottom), thinned)

@@ -24,6 +24,7 @@ from foundation.spreadsheet import safe_cell
 from providers.models import ResourceProvider
 
 PER_PAGE = 25
+FILL_UPS = 10   # the latest fill-ups listed above the charts (each is in the timeline)
 SCOPES = ("provider", "tree", "aggregate")
 
 
@@ -72,7 +73,7 @@ def history(request):
     if index is not None:  # a chart's marker: the page holding that entry
         page_number = index // PER_PAGE + 1
     page = Paginator(entries, PER_PAGE).get_page(page_number)
-    fill_ups = [entry for entry in entries if entry.id in found.filled_entries]
+    fill_ups = [entry for entry in entries if entry.id in found.filled_entries][:FILL_UPS]
     names = _names_of(list(page.object_list) + fill_ups)
     query = {**found.scope.query, "window": form.cleaned_data["window"]}
     return render(request, "ui/history.html", {

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from allocations.usage import capacity_by_class, inventory_usages
 from providers.models import Aggregate, ChangeRecord, Inventory, ResourceClass, ResourceProvider
-from providers.rules import reported_capacity
+from providers.rules import INVENTORY_DEFAULTS, reported_capacity
 
 WINDOWS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "30d": timedelta(days=30)}
 DEFAULT_WINDOW = "7d"
@@ -145,8 +145,12 @@ def capacity_of(record):
     usable units, none when negative (as allocations.usage.capacity_by_class sums)."""
     if not record:
         return 0
-    return max(reported_capacity(record["total"], record["reserved"],
-                                 record["allocation_ratio"]), 0)
+    # The services log every field; a record written otherwise (an import) may leave
+    # out those at their defaults.
+    return max(reported_capacity(record.get("total", 0),
+                                 record.get("reserved", INVENTORY_DEFAULTS["reserved"]),
+                                 record.get("allocation_ratio",
+                                            INVENTORY_DEFAULTS["allocation_ratio"])), 0)
 
 
 def differences(entry):
