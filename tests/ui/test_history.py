@@ -234,3 +234,14 @@ def test_pruning_is_said_on_the_page(client, host):
     page = client.get(HISTORY, {"provider": host.uuid}).content.decode()
     assert "No change recorded in the window." in page
     assert "Now 18 used of 28" in page
+
+
+def test_an_allocation_write_that_did_not_record_what_it_replaced_is_flagged():
+    # MySQL cannot return deleted rows: a replacing write's provider entry has no
+    # "consumers" before (allocations.services._delete_allocations)
+    entry = reads.Entry(1, "rp", "allocations", {"generation": 3},
+                        {"generation": 4, "consumers": {"c": {"VCPU": 2}}}, "a", "", "", None)
+    assert reads.differences(entry) == ({"VCPU": (2, 0)}, True)
+    known = reads.Entry(2, "rp", "allocations", {"consumers": {"c": {"VCPU": 1}}},
+                        {"consumers": {"c": {"VCPU": 2, "MEMORY_MB": 8}}}, "a", "", "", None)
+    assert reads.differences(known) == ({"VCPU": (1, 0), "MEMORY_MB": (8, 0)}, False)
