@@ -195,7 +195,8 @@ def _inventory_lines(old, new):
         elif rc not in new:
             lines.append(format_html("− <b>{}</b> (was {})", rc, _inventory_text(old[rc])))
         else:
-            changed = [(field, old[rc].get(field), value) for field, value in fields_in_order(new[rc])
+            changed = [(field, old[rc].get(field), value)
+                       for field, value in fields_in_order(new[rc])
                        if old[rc].get(field) != value]
             if changed:
                 lines.append(format_html("<b>{}</b>: {}", rc, format_html_join(
