@@ -90,8 +90,9 @@ def step_chart(series, *, start, end, known_from=None):
     step = nice_step(highest, MAX_AMOUNT_TICKS)
     top_amount = step * math.ceil(highest / step)
 
-    def x(at):
-        return round(LEFT + (right - LEFT) * max((at - start).total_seconds(), 0) / span, 1)
+    def x(at):  # within the plot even for an entry stamped after `end` (a clock ahead)
+        share = min(max((at - start).total_seconds(), 0) / span, 1)
+        return round(LEFT + (right - LEFT) * share, 1)
 
     def y(amount):
         return round(bottom - (bottom - TOP) * max(amount, 0) / top_amount, 1)
