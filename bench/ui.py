@@ -158,6 +158,7 @@ def pages(planned):
         (f"provider page ({planned.sharing_root})", "get",
          reverse("ui:provider", args=[by_name[planned.sharing_root]]), None),
         ("capacity", "get", reverse("ui:capacity"), None),
+        *history_pages(planned, by_name),
         ("capacity ?rc=VCPU", "get", reverse("ui:capacity"), {"rc": "VCPU"}),
         ("status", "get", reverse("ui:status"), None),
         ("resource classes", "get", reverse("ui:resource-classes"), None),
@@ -225,6 +226,24 @@ def pages(planned):
          {"q": "resources=VCPU:200,MEMORY_MB:512", "version": "1.39"}),
         *admin_pages(named[planned.compute_root][0], named[planned.big_root][0],
                      named[planned.sharing_root][0], consumer.pk),
+    ]
+
+
+def history_pages(planned, by_name):
+    """The history pages on the 30 days of change log cloud.history() left."""
+    history, month = reverse("ui:history"), {"window": "30d"}
+    return [
+        (f"history, a host ({planned.compute_root}), 30d", "get", history,
+         {"provider": by_name[planned.compute_root], **month}),
+        (f"history, a device tree ({planned.big_root}), 30d", "get", history,
+         {"tree": by_name[planned.big_root], **month}),
+        ("history, the shared aggregate, 30d", "get", history,
+         {"aggregate": cloud.OPERATOR_SHARED_AGGREGATE, **month}),
+        ("history, VCPU cloud-wide, 30d", "get", history, {"resource_class": "VCPU", **month}),
+        ("history, the whole cloud, 7d", "get", history, {"window": "7d"}),
+        ("history, the whole cloud, 30d, page 50", "get", history, {"page": 50, **month}),
+        ("history CSV, VCPU cloud-wide, 30d", "get", reverse("ui:history-csv"),
+         {"resource_class": "VCPU", **month}),
     ]
 
 

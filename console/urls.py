@@ -5,6 +5,7 @@ from django.urls import path
 from console import overview, search
 from console.candidates import pages as candidate_pages
 from console.candidates import why_not
+from console.history import pages as history_pages
 from console.consumers import consumer_edits, consumers, reverts
 from console.providers import (bulk, bulk_membership, capacity, catalogue, host, provider_page,
                                trees)
@@ -26,6 +27,9 @@ urlpatterns = [
            {"section": section}, name=f"provider-{section}")
       for section in provider_page.SECTIONS],
     path("capacity/", capacity.capacity, name="capacity"),
+    # usage and capacity over time, and what changed (provider, tree, aggregate, class)
+    path("history/", history_pages.history, name="history"),
+    path("history.csv", history_pages.history_csv, name="history-csv"),
     path("resource-classes/", catalogue.resource_classes, name="resource-classes"),
     path("resource-classes/<str:name>/delete", catalogue.resource_class_delete,
          name="resource-class-delete"),

@@ -121,7 +121,7 @@ def _resources(resources):
     return ", ".join(f"{rc}={amount}" for rc, amount in sorted(resources.items()))
 
 
-def _fields(record):
+def fields_in_order(record):
     """An inventory record's fields in the API's order (jsonb keeps no key order)."""
     return sorted(record.items(), key=lambda item: (
         INVENTORY_FIELDS.index(item[0]) if item[0] in INVENTORY_FIELDS else len(INVENTORY_FIELDS),
@@ -129,7 +129,7 @@ def _fields(record):
 
 
 def _inventory_text(record):
-    return ", ".join(f"{field} {value}" for field, value in _fields(record))
+    return ", ".join(f"{field} {value}" for field, value in fields_in_order(record))
 
 
 def describe(record, names):
@@ -195,7 +195,8 @@ def _inventory_lines(old, new):
         elif rc not in new:
             lines.append(format_html("− <b>{}</b> (was {})", rc, _inventory_text(old[rc])))
         else:
-            changed = [(field, old[rc].get(field), value) for field, value in _fields(new[rc])
+            changed = [(field, old[rc].get(field), value)
+                       for field, value in fields_in_order(new[rc])
                        if old[rc].get(field) != value]
             if changed:
                 lines.append(format_html("<b>{}</b>: {}", rc, format_html_join(

@@ -250,6 +250,13 @@ def _pages(cloud):
         (reverse("ui:status"), {}, 12),   # + every over-capacity pair, paged: count, page; unallocatable inventories
         (reverse("ui:resource-classes"), {}, 5),
         (reverse("ui:traits"), {}, 3),
+        # history: the scope, its usage now, the window's entries, the log's oldest, names
+        (reverse("ui:history"), {"provider": host.uuid}, 7),
+        (reverse("ui:history"), {"tree": host.uuid, "window": "30d"}, 7),
+        (reverse("ui:history"), {"aggregate": AGGS[4]}, 7),
+        (reverse("ui:history"), {"resource_class": "VCPU", "window": "24h"}, 7),
+        (reverse("ui:history"), {}, 6),
+        (reverse("ui:history-csv"), {"resource_class": "MEMORY_MB"}, 7),
         # paged (50 a page): a count, then the page
         (reverse("ui:bulk"), {"resource_class": "MEMORY_MB"}, 6),
         (reverse("ui:usages"), {"group_by": "user", "sort": "VCPU"}, 7),
