@@ -165,6 +165,7 @@ def test_trees_and_summaries():
     r2 = make_provider("r2", inventory={"VCPU": 1})
     found = names.ids_by_name(traits={"CUSTOM_A"}, root_bounds=True)
     assert found["root_bounds"] == (r1.id, r2.id)   # c1 is no root
+    assert found["root_count"] == 2
     assert found["traits"] == {"CUSTOM_A": Trait.objects.get(name="CUSTOM_A").id}
     vcpu, disk = rc("VCPU"), rc("DISK_GB")
 
@@ -252,7 +253,7 @@ def test_limit_looks_at_the_first_anchors_only(api, db):
 @pytest.fixture
 def first_batch_64(monkeypatch):
     """The batch tests below walk from a first batch of 64 root ids."""
-    monkeypatch.setattr(engine_batches, "FIRST_BATCH_ROOT_IDS", 64)
+    monkeypatch.setattr(engine_batches, "FIRST_BATCH_TREES", 64)
 
 
 @pytest.mark.usefixtures("first_batch_64")
@@ -265,6 +266,16 @@ def test_batches_name_providers_by_id_when_a_small_share():
     assert [(s.kind, by_id) for s, by_id in engine_batches.batch_scopes(2, None, (1, 50))] \
         == [("all", False)]
     assert list(engine_batches.batch_scopes(2, None, (None, None))) == []
+
+
+@pytest.mark.usefixtures("first_batch_64")
+def test_first_batch_spans_as_many_trees_as_wanted_however_sparse_the_roots():
+    # 1,000 roots among ids 1..7,000 (trees of 7 written side by side): 64 trees span
+    # 448 ids, and a cap of 1,000 trees reaches past the last root (one batch of all)
+    batches = list(engine_batches.batch_scopes(2, None, (1, 7000), root_count=1000))
+    assert [(s.lo, s.hi) for s, _ in batches[:2]] == [(1, 449), (449, 1345)]
+    assert [s.kind for s, _ in engine_batches.batch_scopes(
+        1000, None, (1, 7000), root_count=1000)] == ["all"]
 
 
 @pytest.mark.parametrize("rooms,batches", [
