@@ -12,10 +12,10 @@ from candidates import candidate_set, combine
 from candidates.engine.facts import load_facts
 from candidates.sql import Scope, capacity, trees
 
-# The fewest trees a limited walk's first batch spans: a smaller first batch too
+# The fewest root ids a limited walk's first batch spans: a smaller first batch too
 # often comes up short where the first hosts are full, and a larger one reads more
 # trees than a small limit needs.
-FIRST_BATCH_TREES = 16
+FIRST_BATCH_ROOT_IDS = 16
 
 # A limited walk reads every root left in one batch once the cap seems to lie past this
 # share of them (one statement per kind then beats more doubling batches, each with
@@ -111,7 +111,8 @@ def batch_scopes(cap, tree_root, root_bounds, first_root_with_room=None, found_s
     id, a batch reaches as far as the cap seems to lie, and the rest of the roots come
     in one batch when the cap seems to lie past half of them. root_count: how many
     roots lie between the bounds (None: as many as ids), so that the first batch spans
-    as many trees as candidates wanted, however sparse the root ids are."""
+    as many trees as candidates wanted (at least FIRST_BATCH_ROOT_IDS ids), however
+    sparse the root ids are."""
     if tree_root is not None:
         yield Scope.tree(tree_root), True
         return
@@ -128,7 +129,7 @@ def batch_scopes(cap, tree_root, root_bounds, first_root_with_room=None, found_s
     # with its own statements and a search for room, then costs more than the whole
     # database read in one.
     ids_per_root = (high - low + 1) / root_count if root_count else 1
-    size = math.ceil(max(FIRST_BATCH_TREES, cap) * ids_per_root)
+    size = max(FIRST_BATCH_ROOT_IDS, math.ceil(cap * ids_per_root))
     if low + size > high:
         yield Scope.everything(), False   # one batch would cover every root anyway
         return

@@ -149,7 +149,7 @@ def shared_hosts(db, monkeypatch):
     """Two sharing providers serving 40 hosts; small first batches so a limited request
     walks several root-id ranges."""
     from candidates.engine import batches as engine_batches
-    monkeypatch.setattr(engine_batches, "FIRST_BATCH_TREES", 4)
+    monkeypatch.setattr(engine_batches, "FIRST_BATCH_ROOT_IDS", 4)
     make_provider("SS", inventory={"DISK_GB": 100}, aggregates=[A], traits=SHARING)
     for i in range(40):
         make_provider(f"CN{i:02}", inventory={"VCPU": 8}, aggregates=[A])

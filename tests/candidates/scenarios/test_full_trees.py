@@ -20,8 +20,8 @@ get_candidates = partial(helpers.get_candidates, version="1.39")
 def filling_cloud(db, monkeypatch):
     """CN00-CN11, each a compute node with NUMA0 (VCPU 2, MEMORY_MB 1024) under it:
     CN00-CN07 have no VCPU left (allocated, or all reserved), CN08-CN11 have room.
-    First batches of 1 tree, so a limited request walks several."""
-    monkeypatch.setattr(engine_batches, "FIRST_BATCH_TREES", 1)
+    First batches of 2 root ids, so a limited request walks several."""
+    monkeypatch.setattr(engine_batches, "FIRST_BATCH_ROOT_IDS", 2)
     for i in range(12):
         cn = make_provider(f"CN{i:02}", inventory={"DISK_GB": 100})
         numa = make_provider(f"NUMA{i:02}", parent=cn,

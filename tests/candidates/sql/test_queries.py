@@ -253,7 +253,7 @@ def test_limit_looks_at_the_first_anchors_only(api, db):
 @pytest.fixture
 def first_batch_64(monkeypatch):
     """The batch tests below walk from a first batch of 64 root ids."""
-    monkeypatch.setattr(engine_batches, "FIRST_BATCH_TREES", 64)
+    monkeypatch.setattr(engine_batches, "FIRST_BATCH_ROOT_IDS", 64)
 
 
 @pytest.mark.usefixtures("first_batch_64")
@@ -270,10 +270,13 @@ def test_batches_name_providers_by_id_when_a_small_share():
 
 @pytest.mark.usefixtures("first_batch_64")
 def test_first_batch_spans_as_many_trees_as_wanted_however_sparse_the_roots():
-    # 1,000 roots among ids 1..7,000 (trees of 7 written side by side): 64 trees span
-    # 448 ids, and a cap of 1,000 trees reaches past the last root (one batch of all)
+    # 1,000 roots among ids 1..7,000 (trees of 7 written side by side): a cap of 100
+    # spans 700 ids (100 trees), a cap of 2 still the 64 ids of the first batch, and a
+    # cap of 1,000 reaches past the last root (one batch of all)
+    batches = list(engine_batches.batch_scopes(100, None, (1, 7000), root_count=1000))
+    assert [(s.lo, s.hi) for s, _ in batches[:2]] == [(1, 701), (701, 2101)]
     batches = list(engine_batches.batch_scopes(2, None, (1, 7000), root_count=1000))
-    assert [(s.lo, s.hi) for s, _ in batches[:2]] == [(1, 449), (449, 1345)]
+    assert [(s.lo, s.hi) for s, _ in batches[:2]] == [(1, 65), (65, 193)]
     assert [s.kind for s, _ in engine_batches.batch_scopes(
         1000, None, (1, 7000), root_count=1000)] == ["all"]
 
