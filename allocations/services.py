@@ -23,7 +23,9 @@ the transaction every touched provider row is locked in ascending id order
 inventories and usages read (READ COMMITTED gives each statement a fresh
 snapshot), so the capacity check sees every committed competing write; it runs
 before anything is written, so a refused claim costs little. Then the
-providers' generations are bumped with a compare-and-swap UPDATE, then
+providers' generations are bumped with a compare-and-swap UPDATE (on PostgreSQL
+the bump is part of the locking statement, one round trip fewer: a refused
+claim's rollback undoes it), then
 projects/users/types are created if new, then the consumer rows are written
 (compare-and-swap on their generation, ascending uuid order). Any detected conflict raises
 AllocationWriteConflict; allocations_replace() then starts over in a fresh
@@ -228,7 +230,13 @@ def allocations_apply(plan):
     now = timezone.now()
     records = plan.records
     touched = sorted({r.provider_id for r in records})
-    generations = _lock_providers(touched, plan.provider_generations)
+    # PostgreSQL locks and bumps in one statement (a refused write's rollback undoes the
+    # bump); elsewhere the bump waits for the capacity check below.
+    bumped_at_lock = connection.vendor == "postgresql"
+    if bumped_at_lock:
+        old_generations = _lock_and_bump_providers(touched, plan.provider_generations, now)
+    else:
+        generations = _lock_providers(touched, plan.provider_generations)
 
     # Checked as soon as the providers are locked, before anything is written: a claim
     # refused for capacity (a scheduler's lost race) costs three statements, not six.
@@ -242,7 +250,8 @@ def allocations_apply(plan):
             refused.consumer_uuid, refused.provider_uuid, refused.resource_class)
         raise
 
-    old_generations = _bump_provider_generations(touched, generations, now)
+    if not bumped_at_lock:
+        old_generations = _bump_provider_generations(touched, generations, now)
     consumer_ids = _write_consumers(plan, now)
 
     held = _delete_allocations(existing_ids)
@@ -342,6 +351,44 @@ def _lock_providers(provider_ids, expected=None):
     if len(locked) != len(lock_ids):
         raise exceptions.AllocationWriteConflict("a resource provider was deleted")
     current = dict(locked)
+    for provider_id, (rp_uuid, generation) in expected.items():
+        if current[provider_id] != generation:
+            raise exceptions.ProviderGenerationMismatch(rp_uuid, generation,
+                                                        current[provider_id])
+    return {provider_id: current[provider_id] for provider_id in provider_ids}
+
+
+# The providers a write names locked in id order (FOR UPDATE in a CTE is run once, and
+# in READ COMMITTED returns the newest committed version of a row it waited for), and
+# the generation of those it writes to bumped, in one round trip. The capacity read
+# that follows stays a statement of its own: only a statement begun after the lock sees
+# what the lock waited for.
+LOCK_AND_BUMP_SQL = """
+    WITH locked AS (
+        SELECT id, generation FROM resource_providers
+        WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE),
+    bumped AS (
+        UPDATE resource_providers rp SET generation = rp.generation + 1, updated_at = %s
+        FROM locked WHERE rp.id = locked.id AND rp.id = ANY(%s::bigint[]) RETURNING rp.id)
+    SELECT id, generation, (SELECT COUNT(*) FROM bumped) FROM locked"""
+
+
+def _lock_and_bump_providers(provider_ids, expected, now):
+    """_lock_providers() and _bump_provider_generations() in one statement (PostgreSQL):
+    lock the providers of provider_ids and of expected in id order, check expected's
+    generations, bump those of provider_ids. Returns {provider id: generation before the
+    write} of provider_ids.
+    Raises ProviderGenerationMismatch, AllocationWriteConflict."""
+    expected = expected or {}
+    lock_ids = sorted(set(provider_ids) | set(expected))
+    if not lock_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(LOCK_AND_BUMP_SQL, [lock_ids, now, list(provider_ids)])
+        rows = cursor.fetchall()
+    if len(rows) != len(lock_ids) or (rows and rows[0][2] != len(provider_ids)):
+        raise exceptions.AllocationWriteConflict("a resource provider was deleted")
+    current = {provider_id: generation for provider_id, generation, _ in rows}
     for provider_id, (rp_uuid, generation) in expected.items():
         if current[provider_id] != generation:
             raise exceptions.ProviderGenerationMismatch(rp_uuid, generation,

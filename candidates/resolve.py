@@ -22,6 +22,7 @@ class Names:
     providers: dict    # uuid -> root id (for in_tree)
     sharing: list = ()  # ids of the sharing providers, ascending
     root_bounds: tuple = (None, None)   # (lowest, highest) root provider id
+    root_count: int = 0   # how many root providers there are
 
 
 def resolve(query):

@@ -6,6 +6,8 @@ group's partial candidates (candidate_set.py) and combines them (combine.py), st
 as soon as it has the candidates it needs. A batch that comes up short sends the next
 one past the trees with no room for the request (capacity.first_root_with_room).
 """
+import math
+
 from candidates import candidate_set, combine
 from candidates.engine.facts import load_facts
 from candidates.sql import Scope, capacity, trees
@@ -46,9 +48,10 @@ def generate(evaluation, cap, drop_same_tree, breadth_first, every_class=False,
                             if not g.suffixed and g.in_tree_root is not None), None)
     found, seen, roots, batches = [], set(), {}, []
     # taking turns between anchors needs all of them in one batch
+    names = evaluation.names
     for scope, by_id in batch_scopes(None if breadth_first else cap, unsuffixed_tree,
-                                     evaluation.names.root_bounds, _room_finder(evaluation),
-                                     lambda: len(found)):
+                                     names.root_bounds, _room_finder(evaluation),
+                                     lambda: len(found), names.root_count):
         facts = load_facts(scope, groups, evaluation, by_id=by_id, every_class=every_class,
                            trait_names=trait_names)
         roots.update(facts.root)
@@ -98,14 +101,18 @@ def _room_finder(evaluation):
     return lambda start: capacity.first_root_with_room(start, amounts)
 
 
-def batch_scopes(cap, tree_root, root_bounds, first_root_with_room=None, found_so_far=None):
+def batch_scopes(cap, tree_root, root_bounds, first_root_with_room=None, found_so_far=None,
+                 root_count=None):
     """Batches of anchors, each as (scope, by_id) (see facts.load_facts): all at once
     without a cap, else growing root-id ranges between root_bounds (lowest, highest
     root id, resolve.Names). first_root_with_room(start): where to start the next batch
     of a limited request, past trees that have no room for it (None: no such test).
     found_so_far(): the candidates the batches gave so far; from their yield per root
     id, a batch reaches as far as the cap seems to lie, and the rest of the roots come
-    in one batch when the cap seems to lie past half of them."""
+    in one batch when the cap seems to lie past half of them. root_count: how many
+    roots lie between the bounds (None: as many as ids), so that the first batch spans
+    as many trees as candidates wanted (at least FIRST_BATCH_ROOT_IDS ids), however
+    sparse the root ids are."""
     if tree_root is not None:
         yield Scope.tree(tree_root), True
         return
@@ -115,9 +122,14 @@ def batch_scopes(cap, tree_root, root_bounds, first_root_with_room=None, found_s
     low, high = root_bounds
     if low is None:
         return
-    # as many root ids as candidates wanted (one per tree when all qualify); the batches
-    # that follow double until the cap is reached
-    size = max(FIRST_BATCH_ROOT_IDS, cap)
+    # as many trees as candidates wanted (one per tree when all qualify); the batches
+    # that follow double until the cap is reached. Trees created side by side interleave
+    # their providers' ids (1,000 trees of 7 written by ten clients: a root every 7 ids),
+    # and a span of `cap` ids would hold a seventh of the trees wanted: a second batch,
+    # with its own statements and a search for room, then costs more than the whole
+    # database read in one.
+    ids_per_root = (high - low + 1) / root_count if root_count else 1
+    size = max(FIRST_BATCH_ROOT_IDS, math.ceil(cap * ids_per_root))
     if low + size > high:
         yield Scope.everything(), False   # one batch would cover every root anyway
         return

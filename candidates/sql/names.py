@@ -20,7 +20,9 @@ def ids_by_name(sharing_trait=None, every_class=False, root_bounds=False, **name
     root_bounds: also "root_bounds", (lowest, highest) root provider id, (None, None)
     without providers: every provider's root_id is the id of a root, so MIN and MAX
     of root_id are two probes of its index (where MAX(id) ... WHERE parent_id IS NULL
-    walks back over every child created after the last root).
+    walks back over every child created after the last root); and "root_count", how
+    many roots lie between them (an index-only count): trees written concurrently
+    interleave their ids, so a span of root ids holds fewer trees than ids.
 
         SELECT 0, name, id FROM resource_classes WHERE name IN (...)
         UNION ALL SELECT 1, name, id FROM traits WHERE name IN (...)
@@ -30,6 +32,7 @@ def ids_by_name(sharing_trait=None, every_class=False, root_bounds=False, **name
                   JOIN traits t ON t.id = pt.trait_id WHERE t.name = %s
         UNION ALL SELECT 5, NULL, MIN(root_id) FROM resource_providers
         UNION ALL SELECT 6, NULL, MAX(root_id) FROM resource_providers
+        UNION ALL SELECT 7, NULL, COUNT(*) FROM resource_providers WHERE parent_id IS NULL
 
     (a branch only for the kinds given some names, for sharing_trait and for
     root_bounds).
@@ -58,12 +61,14 @@ def ids_by_name(sharing_trait=None, every_class=False, root_bounds=False, **name
                         " JOIN traits t ON t.id = pt.trait_id WHERE t.name = %s")
         params.append(sharing_trait)
         found["sharing"] = sharing
-    low_index, high_index = sharing_index + 1, sharing_index + 2
+    low_index, high_index, count_index = sharing_index + 1, sharing_index + 2, sharing_index + 3
     bounds = {}
     if root_bounds:
         branches.append(f"SELECT {low_index}, NULL, MIN(root_id) FROM resource_providers"
                         f" UNION ALL SELECT {high_index}, NULL, MAX(root_id)"
-                        " FROM resource_providers")
+                        " FROM resource_providers"
+                        f" UNION ALL SELECT {count_index}, NULL, COUNT(*)"
+                        " FROM resource_providers WHERE parent_id IS NULL")
     if branches:
         for index, name, value in fetch(" UNION ALL ".join(branches), params):
             if index == sharing_index:
@@ -75,4 +80,5 @@ def ids_by_name(sharing_trait=None, every_class=False, root_bounds=False, **name
     sharing.sort()
     if root_bounds:
         found["root_bounds"] = (bounds[low_index], bounds[high_index])
+        found["root_count"] = bounds[count_index]
     return found

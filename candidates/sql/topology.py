@@ -332,6 +332,7 @@ class Snapshot:
         if root_bounds:
             found["root_bounds"] = ((self.roots[0], self.roots[-1]) if self.roots
                                     else (None, None))
+            found["root_count"] = len(self.roots)
         return found
 
     def providers(self, scope, positions=True):

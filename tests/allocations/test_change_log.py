@@ -22,6 +22,8 @@ PROJECT, USER = "proj-a", "alice"
 # change log existed): a new consumer 16, an existing one 15, and since issue 51 (the
 # look-ups of a write in one statement, no savepoint around a new consumer) 8 and
 # 9; DELETE /allocations/{c} 8. The change log adds exactly one INSERT to each.
+# PostgreSQL locks the providers and bumps their generation in one statement: a PUT
+# is one fewer there.
 PUT_NEW_STATEMENTS = 8
 PUT_EXISTING_STATEMENTS = 9
 DELETE_STATEMENTS = 8
@@ -69,7 +71,9 @@ def test_put_allocations_adds_one_insert_and_no_read(api, hosts):
     with CaptureQueriesContext(connection) as deleted:
         assert api.delete(f"/allocations/{consumer}").status_code == 204
 
-    for captured, baseline in ((new, PUT_NEW_STATEMENTS), (existing, PUT_EXISTING_STATEMENTS),
+    put_saves = 1 if connection.vendor == "postgresql" else 0
+    for captured, baseline in ((new, PUT_NEW_STATEMENTS - put_saves),
+                               (existing, PUT_EXISTING_STATEMENTS - put_saves),
                                (deleted, DELETE_STATEMENTS)):
         logged = change_log_statements(captured)
         assert len(logged) == 1 and logged[0].startswith(

@@ -165,6 +165,7 @@ def test_trees_and_summaries():
     r2 = make_provider("r2", inventory={"VCPU": 1})
     found = names.ids_by_name(traits={"CUSTOM_A"}, root_bounds=True)
     assert found["root_bounds"] == (r1.id, r2.id)   # c1 is no root
+    assert found["root_count"] == 2
     assert found["traits"] == {"CUSTOM_A": Trait.objects.get(name="CUSTOM_A").id}
     vcpu, disk = rc("VCPU"), rc("DISK_GB")
 
@@ -265,6 +266,19 @@ def test_batches_name_providers_by_id_when_a_small_share():
     assert [(s.kind, by_id) for s, by_id in engine_batches.batch_scopes(2, None, (1, 50))] \
         == [("all", False)]
     assert list(engine_batches.batch_scopes(2, None, (None, None))) == []
+
+
+@pytest.mark.usefixtures("first_batch_64")
+def test_first_batch_spans_as_many_trees_as_wanted_however_sparse_the_roots():
+    # 1,000 roots among ids 1..7,000 (trees of 7 written side by side): a cap of 100
+    # spans 700 ids (100 trees), a cap of 2 still the 64 ids of the first batch, and a
+    # cap of 1,000 reaches past the last root (one batch of all)
+    batches = list(engine_batches.batch_scopes(100, None, (1, 7000), root_count=1000))
+    assert [(s.lo, s.hi) for s, _ in batches[:2]] == [(1, 701), (701, 2101)]
+    batches = list(engine_batches.batch_scopes(2, None, (1, 7000), root_count=1000))
+    assert [(s.lo, s.hi) for s, _ in batches[:2]] == [(1, 65), (65, 193)]
+    assert [s.kind for s, _ in engine_batches.batch_scopes(
+        1000, None, (1, 7000), root_count=1000)] == ["all"]
 
 
 @pytest.mark.parametrize("rooms,batches", [
