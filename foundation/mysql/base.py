@@ -96,6 +96,8 @@ class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
         params["conv"] = {**params["conv"], FIELD_TYPE.NEWDECIMAL: _decimal,
                           FIELD_TYPE.DECIMAL: _decimal}
         # A frozen or cut-off server answers nothing: wait at most this long for it.
+        # Connecting too: PyMySQL waits 10 s by default, mysqlclient's C library for ever.
+        params.setdefault("connect_timeout", CONNECT_TIMEOUT)
         round_trip = settings.PLACEMENT_DB_ROUND_TRIP_TIMEOUT
         if round_trip:
             params.setdefault("read_timeout", round_trip)
@@ -152,6 +154,7 @@ def server_identity(cursor):
 
 
 TIMEOUTS = ("connect_timeout", "read_timeout", "write_timeout")
+CONNECT_TIMEOUT = 10   # seconds, unless the URL's connect_timeout says otherwise
 
 
 def driver_params(params, driver=None):
@@ -165,7 +168,7 @@ def driver_params(params, driver=None):
 
 
 def params_connect_timeout(wrapper):
-    return float(wrapper.settings_dict["OPTIONS"].get("connect_timeout", 10))
+    return float(wrapper.settings_dict["OPTIONS"].get("connect_timeout", CONNECT_TIMEOUT))
 
 
 def time_limits(mariadb, statement_timeout, lock_timeout, idle_in_transaction_timeout=0):

@@ -135,3 +135,20 @@ def test_a_frozen_server_costs_at_most_the_round_trip_timeout(api, proxy, settin
     connected()
     proxy.freeze(20, on_commit=False)
     assert_answer(api.get("/resource_providers"), UNAVAILABLE)
+
+
+def test_connecting_to_a_frozen_server_costs_at_most_the_connect_timeout(
+        api, proxy, settings, monkeypatch):
+    """A new connection to a server that answers nothing (its greeting held for 20 s) is
+    given up after the connect timeout (MySQL: 10 s unless the URL says otherwise, 1 s
+    here; mysqlclient's C library would wait for ever; PostgreSQL: round_trip_timeout),
+    and answered 503, not when the freeze ends."""
+    settings.PLACEMENT_DB_ROUND_TRIP_TIMEOUT = 1
+    if connection.vendor == "mysql":
+        from foundation.mysql import base
+        monkeypatch.setattr(base, "CONNECT_TIMEOUT", 1, raising=False)
+        monkeypatch.delitem(connection.settings_dict["OPTIONS"], "connect_timeout",
+                            raising=False)
+    connection.close()
+    proxy.freeze(20, on_commit=False)
+    assert_answer(api.get("/resource_providers"), UNAVAILABLE)
