@@ -17,31 +17,16 @@ import pytest
 from allocations.models import Allocation
 from providers.models import ChangeRecord, Inventory, ResourceProvider
 from tests.browser.conftest import OPERATOR, PASSWORD, log_in, screenshot
-from tests.factories import allocate, allocate_across, make_consumer, make_provider
+from tests.ui.conftest import AGG, build_sample
 
-AGG = "b0000000-0000-0000-0000-0000000000a1"
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def sample(operator):
-    """cn1 (AVX2, in AGG; its VCPU on two NUMA nodes), cn2 flat, a sharing disk in AGG,
-    vm1 across cn1's tree and the disk, vm2 on cn2."""
-    cn1 = make_provider("cn1", inventory={"MEMORY_MB": 4096}, traits=["HW_CPU_X86_AVX2"],
-                        aggregates=[AGG])
-    numa0 = make_provider("cn1-numa0", parent=cn1, inventory={"VCPU": 8},
-                          traits=["HW_NUMA_ROOT"])
-    numa1 = make_provider("cn1-numa1", parent=cn1, inventory={"VCPU": 8})
-    cn2 = make_provider("cn2", inventory={"VCPU": 16, "MEMORY_MB": 8192})
-    disk = make_provider("shared-disk", inventory={"DISK_GB": 1000},
-                         traits=["MISC_SHARES_VIA_AGGREGATE"], aggregates=[AGG])
-    vm1 = make_consumer(project="proj-a", user="alice")
-    vm2 = make_consumer(project="proj-b", user="bob")
-    allocate_across(vm1, {numa0: {"VCPU": 6}, cn1: {"MEMORY_MB": 2048},
-                          disk: {"DISK_GB": 100}})
-    allocate(vm2, cn2, VCPU=2, MEMORY_MB=512)
-    return {"cn1": cn1, "numa0": numa0, "numa1": numa1, "cn2": cn2, "disk": disk,
-            "vm1": vm1, "vm2": vm2}
+    """tests/ui's sample: cn1 (AVX2, in AGG; its VCPU on two NUMA nodes), cn2 flat, a
+    sharing disk in AGG, vm1 across cn1's tree and the disk, vm2 on cn2."""
+    return build_sample()
 
 
 def messages(ui):
@@ -179,13 +164,19 @@ def test_row_4_the_front_door_compresses_pages_and_static_files(browser, front_d
         context.close()
 
 
+def save_inventory(ui, **fields):
+    """Type `fields` into the provider page's inventory form and save it."""
+    form = ui.locator("#inventory-form")
+    for name, value in fields.items():
+        form.locator(f"input[name={name}]").fill(value)
+    form.get_by_role("button", name="Save").click()
+    return form
+
+
 def test_row_5_an_inventory_that_can_take_no_allocation_is_warned_of(ui, sample):
     cn2 = sample["cn2"]
     ui.goto(f"/ui/providers/{cn2.uuid}/?edit=VCPU#inventory-form")
-    form = ui.locator("#inventory-form")
-    form.locator("input[name=min_unit]").fill("20")
-    form.locator("input[name=max_unit]").fill("10")
-    form.get_by_role("button", name="Save").click()
+    save_inventory(ui, min_unit="20", max_unit="10")
     ui.wait_for_selector(".messages")
     assert ("The VCPU inventory of cn2 can take no allocation: min_unit 20 is above "
             "max_unit 10." in messages(ui))
@@ -252,10 +243,7 @@ def test_row_8_emptying_the_traits_box_asks_and_says_what_went(ui, sample):
 def test_row_9_the_inventory_form_creates_an_unknown_custom_class_when_ticked(ui, sample):
     cn2 = sample["cn2"]
     ui.goto(f"/ui/providers/{cn2.uuid}/")
-    form = ui.locator("#inventory-form")
-    form.locator("input[name=resource_class]").fill("CUSTOM_FPGA")
-    form.locator("input[name=total]").fill("4")
-    form.get_by_role("button", name="Save").click()
+    form = save_inventory(ui, resource_class="CUSTOM_FPGA", total="4")
     ui.wait_for_selector("#inventory-form ul.errorlist")
     assert "CUSTOM_FPGA" in errors(ui)
     assert not Inventory.objects.filter(resource_class__name="CUSTOM_FPGA").exists()
