@@ -115,6 +115,15 @@ def test_a_next_that_is_no_path_goes_to_the_dashboard(client, sample, next_url):
         assert response["Location"] == reverse("ui:dashboard")
 
 
+def test_an_entry_not_in_the_log_is_said_in_words(client, db):
+    # once "Change 999999999 (? ?) cannot be reverted: there is no such entry."
+    response = client.post(reverse("ui:change-revert", args=[999999999]),
+                           {"next": "/ui/"}, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Not reverted: There is no change log entry 999999999: it was pruned, or never "
+        "written."]
+
+
 def test_a_revert_that_frees_allocations_asks_first(client, sample):
     """Issue 52 row 2: "Revert" on a consumer's first entry removed all it holds in one
     click. Now it shows before -> after and writes nothing until confirmed."""
