@@ -43,13 +43,13 @@ def revertible(record):
 def change_revert(*, record_id):
     """Undo the change log entry `record_id`. Returns the entry.
 
-    Raises ChangeNotRevertible, ChangedSinceEntry (the entity changed after the entry),
+    Raises ChangeNotFound, ChangeNotRevertible, ChangedSinceEntry (the entity changed
+    after the entry),
     and the write's own refusals (capacity, inventory …).
     """
     record = ChangeRecord.objects.filter(id=record_id).first()
     if record is None:
-        raise exceptions.ChangeNotRevertible(ChangeRecord(id=record_id, kind="?", action="?"),
-                                             "there is no such entry")
+        raise exceptions.ChangeNotFound(record_id)
     if inventories_revertible(record):
         inventory_change_revert(record=record)
     elif allocations_revertible(record):

@@ -12,6 +12,13 @@ REQUEST_LINE_LIMIT = 8190
 HEADER_BUFFER = REQUEST_LINE_LIMIT + 2
 
 
+def query_holds_nul(query):
+    """Whether a key or value of `query` (a QueryDict) holds a NUL character: no
+    Placement name, uuid or number can, and PostgreSQL cannot compare one (a 500)."""
+    return any("\x00" in key or any("\x00" in value for value in values)
+               for key, values in query.lists())
+
+
 def request_line_bytes(path_and_query, method="GET"):
     """The size of the request line that asks for `path_and_query` (ASCII, as sent)."""
     return len(f"{method} {path_and_query} HTTP/1.1".encode())

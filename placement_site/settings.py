@@ -188,6 +188,8 @@ MIDDLEWARE = [
 # Django's page middleware, in MIDDLEWARE's order; API requests skip it.
 PLACEMENT_PAGE_MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # a NUL in a page's query string: said, before any page reads it
+    "foundation.api.middleware.PageQueryMiddleware",
     # session and CSRF cookies Secure on pages served over HTTPS: after they are set
     "foundation.api.middleware.SecureCookiesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

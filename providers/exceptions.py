@@ -170,6 +170,14 @@ class ChangeNotRevertible(InvalidInput):
                          f"reverted: {why}.")
 
 
+class ChangeNotFound(NotFound):
+    """A change log entry asked for by id that is not in the log (operator UI)."""
+
+    def __init__(self, record_id):
+        super().__init__(f"There is no change log entry {record_id}: it was pruned, or "
+                         "never written.")
+
+
 class ChangedSinceEntry(ConcurrentUpdate):
     """A revert of an entry whose entity changed after it (operator UI)."""
 

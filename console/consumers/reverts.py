@@ -20,10 +20,11 @@ from foundation.domain_errors import DomainError, error_message
 
 
 def _next(request):
-    """The posted `next` when it is an address of this site, else ""."""
+    """The posted `next` when it is a path of this site, else "". A path only: redirect()
+    would take another word for the name of a view (next=abc was a 500)."""
     target = request.POST.get("next", "")
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                       require_https=request.is_secure()):
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
+            target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return target
     return ""
 

@@ -9,7 +9,7 @@ may break what the flavor or image asked for. One query for any number of trees.
 """
 from dataclasses import dataclass, field
 
-from django.db.models import CharField, Q, Value
+from django.db.models import CharField, Count, Q, Value
 
 from providers.models import ProviderAggregate, ProviderTrait
 
@@ -75,12 +75,24 @@ def difference(source, target):
 
 def has_everything_q(source, *, root="root_id"):
     """Q on rows whose tree (the root id at `root`) has every trait and aggregate of
-    Membership `source`: a subquery each, no list of ids."""
+    Membership `source`: one grouped subquery for the traits and one for the
+    aggregates, no list of ids. Not one subquery a name: MariaDB flattens each into a
+    semi-join of three tables, and planning the join of a tree with four traits and an
+    aggregate (25 tables) took it 27 s."""
     wanted = Q()
-    for name in sorted(source.traits):
-        wanted &= Q(**{f"{root}__in": ProviderTrait.objects.filter(trait__name=name)
-                       .values("provider__root_id")})
-    for uuid in sorted(source.aggregates):
-        wanted &= Q(**{f"{root}__in": ProviderAggregate.objects.filter(aggregate__uuid=uuid)
-                       .values("provider__root_id")})
+    if source.traits:
+        wanted &= Q(**{f"{root}__in": _trees_with_all(
+            ProviderTrait.objects.filter(trait__name__in=source.traits), "trait",
+            len(source.traits))})
+    if source.aggregates:
+        wanted &= Q(**{f"{root}__in": _trees_with_all(
+            ProviderAggregate.objects.filter(aggregate__uuid__in=source.aggregates),
+            "aggregate", len(source.aggregates))})
     return wanted
+
+
+def _trees_with_all(links, what, count):
+    """The root ids of the trees holding `count` distinct `what` among `links`."""
+    return (links.values("provider__root_id")
+            .annotate(found=Count(what, distinct=True)).filter(found=count)
+            .values("provider__root_id"))

@@ -12,7 +12,7 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.handlers.exception import convert_exception_to_response
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.utils.cache import patch_vary_headers
 from django.utils.module_loading import import_string
 
@@ -248,6 +248,24 @@ class SecureCookiesMiddleware:
                 if name in response.cookies:
                     response.cookies[name]["secure"] = True
         return response
+
+
+class PageQueryMiddleware:
+    """A page's query string holding a NUL character is refused, in words (400): the
+    API's query strings are refused alike (viewsets.check_query_decodes); the pages'
+    forms already refuse one in a field, but a search box or filter read on its own
+    reached the database, where PostgreSQL answered a 500."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if front_door.query_holds_nul(request.GET):
+            return HttpResponseBadRequest(
+                "This address holds a NUL character (%00) in its query string; no name, "
+                "uuid or number can hold one. Remove it and try again.",
+                content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
 
 
 class PageMiddleware:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from rest_framework import viewsets
 from rest_framework.response import Response
 
+from foundation.front_door import query_holds_nul
 from foundation.jsonschemas import validate
 from foundation.api import policy
 from foundation.api.accept import accepts_json
@@ -176,8 +177,7 @@ def check_query_decodes(request):
         unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput("Invalid query string parameters: the query string is not UTF-8")
-    if any("\x00" in key or any("\x00" in v for v in values)
-           for key, values in request.GET.lists()):
+    if query_holds_nul(request.GET):
         raise InvalidInput("Invalid query string parameters: NUL characters are not allowed")
 
 

@@ -22,7 +22,12 @@ def client(staff):
 
 @pytest.fixture
 def sample(db):
-    """cn1 (numa0, numa1 below it), cn2, a sharing disk provider, two consumers."""
+    return build_sample()
+
+
+def build_sample():
+    """cn1 (numa0, numa1 below it), cn2, a sharing disk provider, two consumers; also
+    the browser tests' (tests/browser/test_round_five_rows.py)."""
     cn1 = make_provider("cn1", inventory={"MEMORY_MB": {"total": 4096, "reserved": 96}},
                         traits=["HW_CPU_X86_AVX2"], aggregates=[AGG])
     numa0 = make_provider("cn1-numa0", parent=cn1, inventory={"VCPU": 8},

@@ -50,3 +50,16 @@ def test_api_paths_keep_placement_answers():
     assert response["Content-Type"].startswith("application/json")
     assert client.get("/uix", HTTP_X_AUTH_TOKEN="admin")["Content-Type"].startswith(
         "application/json")
+
+
+@pytest.mark.parametrize("path", [
+    "/ui/search/?q=%00", "/ui/search/?find=cn%00", "/ui/traits/?q=%00",
+    "/ui/providers/?required=%00", "/ui/providers.csv?required=HW%00",
+    "/admin/providers/changerecord/?q=%00", "/ui/providers/?x%00=1",
+])
+def test_a_nul_in_a_pages_query_is_said_not_a_500(client, path):
+    """Found by an operator walk on PostgreSQL: the search box, the traits filter, the
+    provider list's traits and the admin's search sent it to the database (a 500)."""
+    response = client.get(path)
+    assert response.status_code == 400
+    assert "holds a NUL character (%00) in its query string" in response.content.decode()

@@ -102,6 +102,28 @@ def test_next_must_be_this_site(client, sample):
     assert response["Location"] == reverse("ui:dashboard")
 
 
+@pytest.mark.parametrize("next_url", ["abc", "ui:providers", "", "javascript:alert(1)"])
+def test_a_next_that_is_no_path_goes_to_the_dashboard(client, sample, next_url):
+    # a bare word was taken for a view's name by redirect(): a 500
+    cn2 = sample["cn2"]
+    client.post(reverse("ui:provider-inventory", args=[cn2.uuid]), {
+        "resource_class": "VCPU", "total": 32, "generation": 2, "action": "save"})
+    for record_id in (latest("provider", cn2.uuid).id, 999999999):
+        response = client.post(reverse("ui:change-revert", args=[record_id]),
+                               {"next": next_url})
+        assert response.status_code == 302
+        assert response["Location"] == reverse("ui:dashboard")
+
+
+def test_an_entry_not_in_the_log_is_said_in_words(client, db):
+    # once "Change 999999999 (? ?) cannot be reverted: there is no such entry."
+    response = client.post(reverse("ui:change-revert", args=[999999999]),
+                           {"next": "/ui/"}, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Not reverted: There is no change log entry 999999999: it was pruned, or never "
+        "written."]
+
+
 def test_a_revert_that_frees_allocations_asks_first(client, sample):
     """Issue 52 row 2: "Revert" on a consumer's first entry removed all it holds in one
     click. Now it shows before -> after and writes nothing until confirmed."""
