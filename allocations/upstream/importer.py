@@ -234,7 +234,10 @@ class _Writer:
                     buffer.write("\t".join(_copy_text(v) for v in row))
                     buffer.write("\n")
                 buffer.seek(0)
-                cursor.copy_expert(f"COPY {table} ({', '.join(columns)}) FROM STDIN", buffer)
+                from foundation.postgresql.base import without_round_trip_limit
+                with without_round_trip_limit():
+                    cursor.copy_expert(f"COPY {table} ({', '.join(columns)}) FROM STDIN",
+                                       buffer)
             else:
                 marks = ", ".join(["%s"] * len(columns))
                 cursor.executemany(

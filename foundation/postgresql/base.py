@@ -13,6 +13,7 @@ Also: every round trip waits at most round_trip_timeout (wait(), psycopg2's wait
 callback), and a COMMIT that lost its connection is looked up by txid_status()
 (commit_facts, outcome_on; foundation/db_faults.py).
 """
+import contextlib
 import select
 import socket
 import time
@@ -63,6 +64,18 @@ def _cut(raw):
 
 
 extensions.set_wait_callback(wait)
+
+
+@contextlib.contextmanager
+def without_round_trip_limit():
+    """psycopg2 refuses COPY while a wait callback is set (the callback is
+    process-wide): the upstream import, a command running in one thread, lifts the
+    round-trip limit around its COPY statements only."""
+    extensions.set_wait_callback(None)
+    try:
+        yield
+    finally:
+        extensions.set_wait_callback(wait)
 
 
 class DatabaseWrapper(CommitGuard, BoundedConnections, base.DatabaseWrapper):
