@@ -447,13 +447,21 @@ class ApiError(BenchError):
 class Api:
     """One keep-alive connection to a live server: call(method, path, body) -> JSON."""
 
-    def __init__(self, url, token="admin"):
+    def __init__(self, url, token="admin", timeout=600):
         parsed = urlparse(url)
-        self.url, self.prefix = url, parsed.path.rstrip("/")
+        self.url, self.prefix, self.timeout = url, parsed.path.rstrip("/"), timeout
         self.host, self.port, self.token = parsed.hostname, parsed.port or 80, token
         self.conn = None
 
     def call(self, method, path, body=None, version=API_VERSION, ok=(200, 201, 204)):
+        status, content = self.exchange(method, path, body, version)
+        if status not in ok:
+            raise ApiError(f"{self.url}: {method} {path}: HTTP {status} "
+                           f"{content[:200].decode(errors='replace')}")
+        return json.loads(content) if content else None
+
+    def exchange(self, method, path, body=None, version=API_VERSION):
+        """(status, the answer's bytes), whatever the status."""
         headers = {"x-auth-token": self.token, "openstack-api-version": version,
                    "accept": "application/json"}
         payload = None
@@ -462,21 +470,16 @@ class Api:
             headers["content-type"] = "application/json"
         for attempt in (1, 2):   # a keep-alive connection the server closed: once more
             if self.conn is None:
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=600)
+                self.conn = http.client.HTTPConnection(self.host, self.port,
+                                                       timeout=self.timeout)
             try:
                 self.conn.request(method, self.prefix + path, body=payload, headers=headers)
                 response = self.conn.getresponse()
-                content = response.read()
-                break
+                return response.status, response.read()
             except (http.client.HTTPException, OSError) as exc:
-                self.conn.close()
-                self.conn = None
+                self.close()
                 if attempt == 2:
                     raise ApiError(f"{self.url}: {method} {path}: {exc}") from exc
-        if response.status not in ok:
-            raise ApiError(f"{self.url}: {method} {path}: HTTP {response.status} "
-                           f"{content[:200].decode(errors='replace')}")
-        return json.loads(content) if content else None
 
     def close(self):
         if self.conn is not None:

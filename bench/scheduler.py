@@ -46,17 +46,16 @@ round's instances are deleted (unless ``--keep``), so rounds repeat on the same 
 alternate between the two (A B, B A, ...), and the medians of each server's rounds
 and their ratio are printed.
 """
-import http.client
 import random
 import statistics
 import threading
 import time
 import uuid as uuidlib
-from urllib.parse import urlparse
 
 import orjson   # the client parses on the server's cores too: cheaply
 
 from bench import BenchError, cloud
+from bench.cloud import Api
 
 HELP = "N nova-like schedulers place M instances at once (a boot storm)"
 VERSION = "placement 1.36"
@@ -332,38 +331,12 @@ def _in_threads(work, items, count):
         raise errors[0]
 
 
-class _Client:
+class _Client(Api):
     """One keep-alive connection: call(method, path, body) -> (status, decoded body)."""
 
     def __init__(self, url, timeout):
-        parsed = urlparse(url)
-        self.url, self.prefix, self.timeout = url, parsed.path.rstrip("/"), timeout
-        self.host, self.port = parsed.hostname, parsed.port or 80
-        self.conn = None
+        super().__init__(url, timeout=timeout)
 
     def call(self, method, path, body=None, version=VERSION):
-        headers = {"x-auth-token": "admin", "openstack-api-version": version,
-                   "accept": "application/json"}
-        payload = None
-        if body is not None:
-            payload = orjson.dumps(body)
-            headers["content-type"] = "application/json"
-        for attempt in (1, 2):   # a keep-alive connection the server closed: once more
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection(self.host, self.port,
-                                                       timeout=self.timeout)
-            try:
-                self.conn.request(method, self.prefix + path, body=payload, headers=headers)
-                response = self.conn.getresponse()
-                content = response.read()
-                break
-            except (http.client.HTTPException, OSError) as exc:
-                self.close()
-                if attempt == 2:
-                    raise BenchError(f"{self.url}: {method} {path}: {exc}") from exc
-        return response.status, (orjson.loads(content) if content else None)
-
-    def close(self):
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        status, content = self.exchange(method, path, body, version)
+        return status, (orjson.loads(content) if content else None)
